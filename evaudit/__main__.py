@@ -1,0 +1,3 @@
+from evaudit.cli import main
+
+main()

@@ -1,0 +1,61 @@
+"""The `evaudit` command line: parse, call one library function, print.
+
+Each area keeps its commands in `evaudit/commands/<area>.py` and lists them in
+a module-level ``COMMANDS``; this file only collects them and turns
+`InputError` into a one-line message with a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from evaudit import __version__
+from evaudit.errors import InputError, InputErrors
+
+
+class EvauditGroup(click.Group):
+    """A click group that reports InputError as `error: file:line: message`."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except InputErrors as exc:
+            for line in exc.all_lines():
+                click.echo(f"error: {line}", err=True)
+            sys.exit(exc.exit_code)
+        except InputError as exc:
+            click.echo(f"error: {exc.render()}", err=True)
+            sys.exit(exc.exit_code)
+
+
+@click.group(cls=EvauditGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="evaudit")
+def cli() -> None:
+    """Audit the relevance labels (qrels) of a retrieval benchmark with evidence.
+
+    Typical campaign: init -> ingest -> load -> packet build -> annotator add ->
+    serve -> agreement audit -> repair plan -> adjudicate -> finalize -> score impact.
+    Every command that reports figures takes --json.
+    """
+
+
+def _register() -> None:
+    from evaudit.commands import app, audit, orbit, packet, project, rop, score
+
+    for module in (project, packet, app, audit, score, rop, orbit):
+        for command in module.COMMANDS:
+            cli.add_command(command)
+
+
+_register()
+
+
+def main() -> None:
+    cli(prog_name="evaudit")
+
+
+if __name__ == "__main__":
+    main()

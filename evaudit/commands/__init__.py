@@ -1,0 +1,1 @@
+"""One module per area; each exposes COMMANDS, a list of click commands/groups."""

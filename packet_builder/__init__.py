@@ -1,0 +1,1 @@
+"""Ingest the corpus, load the benchmark, sample, route, pool, blind and export packets."""
