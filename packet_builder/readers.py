@@ -1,0 +1,282 @@
+"""Readers for benchmark files: queries.jsonl, qrels (TREC or JSONL), evidence, TREC runs.
+
+Every reader validates line by line in meaning and reports the first bad line
+as ``file:line: what is wrong (fix)`` via InputError. Qrels and runs take a fast
+path through pandas' C parser and only re-scan the file line by line to name
+the bad line when the fast path finds a problem.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from evaudit.errors import InputError
+from packet_builder.records import Condition, Evidence, Query
+
+QREL_COLUMNS = ["query_id", "doc_id", "grade"]
+RUN_COLUMNS = ["query_id", "doc_id", "rank", "score", "tag"]
+
+
+def _open_lines(path: Path) -> Iterator[tuple[int, str]]:
+    if not path.is_file():
+        raise InputError("file not found", file=path, hint="check the path")
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                yield lineno, line
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", file=path, hint="save as UTF-8") from exc
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    for lineno, line in _open_lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"malformed JSON ({exc.msg})",
+                file=path,
+                line=lineno,
+                hint="one JSON object per line",
+            ) from exc
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object", file=path, line=lineno)
+        yield lineno, obj
+
+
+def _req_str(obj: dict[str, Any], key: str, path: Path, lineno: int, where: str = "") -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{where}missing or empty string field {key!r}", file=path, line=lineno)
+    return value
+
+
+def _str_list(
+    obj: dict[str, Any], key: str, path: Path, lineno: int, where: str
+) -> tuple[str, ...]:
+    value = obj.get(key, [])
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{where}field {key!r} must be a list of strings", file=path, line=lineno)
+    return tuple(value)
+
+
+def read_queries(path: str | Path) -> list[Query]:
+    """queries.jsonl: one query per line with its conditions (DESIGN.md, Input formats)."""
+    path = Path(path)
+    queries: list[Query] = []
+    seen: dict[str, int] = {}
+    for lineno, obj in _json_lines(path):
+        qid = _req_str(obj, "query_id", path, lineno)
+        if qid in seen:
+            raise InputError(
+                f"duplicate query_id {qid!r} (first on line {seen[qid]})", file=path, line=lineno
+            )
+        seen[qid] = lineno
+        text = _req_str(obj, "text", path, lineno)
+        raw_conds = obj.get("conditions")
+        if not isinstance(raw_conds, list) or not raw_conds:
+            raise InputError(
+                f"query {qid!r} needs a non-empty list 'conditions'", file=path, line=lineno
+            )
+        conds: list[Condition] = []
+        cids: set[str] = set()
+        for i, rc in enumerate(raw_conds, start=1):
+            where = f"query {qid!r} condition {i}: "
+            if not isinstance(rc, dict):
+                raise InputError(f"{where}expected an object", file=path, line=lineno)
+            cid = _req_str(rc, "condition_id", path, lineno, where)
+            if cid in cids:
+                raise InputError(f"{where}duplicate condition_id {cid!r}", file=path, line=lineno)
+            cids.add(cid)
+            note = rc.get("note") or ""
+            if not isinstance(note, str):
+                raise InputError(f"{where}'note' must be a string", file=path, line=lineno)
+            conds.append(
+                Condition(
+                    condition_id=cid,
+                    name=_req_str(rc, "name", path, lineno, where),
+                    requirement=_req_str(rc, "requirement", path, lineno, where),
+                    counts=_str_list(rc, "counts", path, lineno, where),
+                    does_not_count=_str_list(rc, "does_not_count", path, lineno, where),
+                    note=note,
+                    aliases=_str_list(rc, "aliases", path, lineno, where),
+                )
+            )
+        for opt in ("release", "source"):
+            if opt in obj and obj[opt] is not None and not isinstance(obj[opt], str):
+                raise InputError(f"{opt!r} must be a string", file=path, line=lineno)
+        extra = {
+            k: v
+            for k, v in obj.items()
+            if k not in {"query_id", "text", "conditions", "release", "source"}
+        }
+        queries.append(
+            Query(qid, text, tuple(conds), obj.get("release") or "", obj.get("source") or "", extra)
+        )
+    if not queries:
+        raise InputError("no queries in file", file=path, hint="one JSON query object per line")
+    return queries
+
+
+def _first_nonblank(path: Path) -> str:
+    for _, line in _open_lines(path):
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _scan_trec(path: Path, nfields: int, what: str, checks: list[tuple[int, type, str]]) -> None:
+    """Slow path: find and report the first malformed line of a TREC-style file."""
+    for lineno, line in _open_lines(path):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != nfields:
+            raise InputError(
+                f"expected {nfields} fields for {what}, found {len(parts)}", file=path, line=lineno
+            )
+        for idx, typ, label in checks:
+            try:
+                typ(parts[idx])
+            except ValueError:
+                raise InputError(
+                    f"{label} {parts[idx]!r} is not a valid {typ.__name__}", file=path, line=lineno
+                ) from None
+
+
+def _line_of(path: Path, row_index: int) -> int:
+    """1-based file line of the row_index-th (0-based) non-blank line."""
+    seen = -1
+    for lineno, line in _open_lines(path):
+        if line.strip():
+            seen += 1
+            if seen == row_index:
+                return lineno
+    return 0
+
+
+def read_qrels(path: str | Path) -> pd.DataFrame:
+    """Qrels as a DataFrame (query_id, doc_id, grade); TREC `qid 0 docid grade` or JSONL."""
+    path = Path(path)
+    first = _first_nonblank(path)
+    if not first:
+        raise InputError("qrels file is empty", file=path)
+    if first.startswith("{"):
+        rows = []
+        for lineno, obj in _json_lines(path):
+            qid = obj.get("query_id")
+            did = obj.get("doc_id")
+            grade = obj.get("grade", obj.get("relevance"))
+            if not isinstance(qid, str) or not isinstance(did, str):
+                raise InputError("qrel needs string query_id and doc_id", file=path, line=lineno)
+            if not isinstance(grade, int) or isinstance(grade, bool):
+                raise InputError("qrel grade must be an integer", file=path, line=lineno)
+            rows.append((qid, did, grade))
+        df = pd.DataFrame(rows, columns=QREL_COLUMNS)
+    else:
+        try:
+            raw = pd.read_csv(
+                path, sep=r"\s+", header=None, dtype=str, engine="c", names=list(range(5))
+            )
+        except (pd.errors.ParserError, ValueError):
+            raw = None
+        if raw is None or raw.shape[1] != 5 or raw[4].notna().any() or raw[3].isna().any():
+            _scan_trec(path, 4, "a TREC qrel (qid 0 docid grade)", [(3, int, "grade")])
+            raise InputError("malformed qrels", file=path)
+        grades = pd.to_numeric(raw[3], errors="coerce")
+        bad = grades.isna() | (grades != grades.round())
+        if bad.any():
+            _scan_trec(path, 4, "a TREC qrel (qid 0 docid grade)", [(3, int, "grade")])
+        df = pd.DataFrame({"query_id": raw[0], "doc_id": raw[2], "grade": grades.astype("int64")})
+    dup = df.duplicated(["query_id", "doc_id"], keep="first")
+    if dup.any():
+        i = int(dup.to_numpy().nonzero()[0][0])
+        row = df.iloc[i]
+        raise InputError(
+            f"duplicate qrel for query {row['query_id']!r} and document {row['doc_id']!r}",
+            file=path,
+            line=_line_of(path, i),
+            hint="keep one grade per (query, document)",
+        )
+    neg = df["grade"] < 0
+    if neg.any():
+        i = int(neg.to_numpy().nonzero()[0][0])
+        row = df.iloc[i]
+        raise InputError(f"negative grade {row['grade']}", file=path, line=_line_of(path, i))
+    return df.reset_index(drop=True)
+
+
+def row_line(path: str | Path, row_index: int) -> int:
+    """The file line of the row_index-th row of a qrels/run/JSONL file (for later cross-checks)."""
+    return _line_of(Path(path), row_index)
+
+
+def read_run(path: str | Path) -> pd.DataFrame:
+    """A TREC run (qid Q0 docid rank score tag) as a DataFrame in file order."""
+    path = Path(path)
+    if not _first_nonblank(path):
+        raise InputError("run file is empty", file=path)
+    checks: list[tuple[int, type, str]] = [(3, int, "rank"), (4, float, "score")]
+    try:
+        raw = pd.read_csv(
+            path, sep=r"\s+", header=None, dtype=str, engine="c", names=list(range(7))
+        )
+    except (pd.errors.ParserError, ValueError):
+        raw = None
+    if raw is None or raw[6].notna().any() or raw[5].isna().any():
+        _scan_trec(path, 6, "a TREC run line (qid Q0 docid rank score tag)", checks)
+        raise InputError("malformed run file", file=path)
+    rank = pd.to_numeric(raw[3], errors="coerce")
+    score = pd.to_numeric(raw[4], errors="coerce")
+    if rank.isna().any() or score.isna().any() or (rank != rank.round()).any():
+        _scan_trec(path, 6, "a TREC run line (qid Q0 docid rank score tag)", checks)
+    df = pd.DataFrame(
+        {
+            "query_id": raw[0],
+            "doc_id": raw[2],
+            "rank": rank.astype("int64"),
+            "score": score.astype("float64"),
+            "tag": raw[5],
+        }
+    )
+    dup = df.duplicated(["query_id", "doc_id"], keep="first")
+    if dup.any():
+        i = int(dup.to_numpy().nonzero()[0][0])
+        row = df.iloc[i]
+        raise InputError(
+            f"document {row['doc_id']!r} appears twice for query {row['query_id']!r}",
+            file=path,
+            line=_line_of(path, i),
+            hint="a run lists each document once per query",
+        )
+    return df
+
+
+def read_evidence(path: str | Path) -> list[tuple[int, Evidence]]:
+    """Construction evidence lines with their line numbers (for later cross-checks)."""
+    path = Path(path)
+    out: list[tuple[int, Evidence]] = []
+    for lineno, obj in _json_lines(path):
+        qid = _req_str(obj, "query_id", path, lineno)
+        did = _req_str(obj, "doc_id", path, lineno)
+        cid = _req_str(obj, "condition_id", path, lineno)
+        pages = obj.get("pages")
+        if (
+            not isinstance(pages, list)
+            or not pages
+            or not all(isinstance(p, int) and not isinstance(p, bool) for p in pages)
+        ):
+            raise InputError(
+                "'pages' must be a non-empty list of page numbers", file=path, line=lineno
+            )
+        out.append((lineno, Evidence(qid, did, cid, tuple(pages))))
+    return out
