@@ -1,0 +1,149 @@
+"""The project folder: layout, `project.json`, admin password, and opening it safely."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evaudit.errors import InputError
+
+PROJECT_FORMAT = "evaudit-project"
+SCHEMA_VERSION = 1
+PASSWORD_ENV = "EVAUDIT_ADMIN_PASSWORD"
+_PBKDF2_ROUNDS = 200_000
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+
+    @property
+    def meta_path(self) -> Path:
+        return self.root / "project.json"
+
+    @property
+    def store_path(self) -> Path:
+        return self.root / "audit.duckdb"
+
+    @property
+    def packets_dir(self) -> Path:
+        return self.root / "packets"
+
+    @property
+    def keys_dir(self) -> Path:
+        return self.root / "keys"
+
+    @property
+    def journals_dir(self) -> Path:
+        return self.root / "journals"
+
+    @property
+    def annotators_path(self) -> Path:
+        return self.root / "annotators.json"
+
+    @property
+    def decisions_dir(self) -> Path:
+        return self.root / "decisions"
+
+    def packet_path(self, name: str) -> Path:
+        return self.packets_dir / f"{name}.json"
+
+    def key_path(self, name: str) -> Path:
+        return self.keys_dir / f"{name}.key.json"
+
+    def journal_dir(self, packet: str) -> Path:
+        return self.journals_dir / packet
+
+    def meta(self) -> dict[str, Any]:
+        return dict(json.loads(self.meta_path.read_text(encoding="utf-8")))
+
+
+def hash_secret(secret: str, salt: str | None = None) -> dict[str, str]:
+    salt = salt or secrets.token_hex(16)
+    digest = hashlib.pbkdf2_hmac("sha256", secret.encode(), bytes.fromhex(salt), _PBKDF2_ROUNDS)
+    return {"salt": salt, "sha256": digest.hex()}
+
+
+def verify_secret(secret: str, stored: dict[str, str]) -> bool:
+    candidate = hash_secret(secret, stored["salt"])["sha256"]
+    return hmac.compare_digest(candidate, stored["sha256"])
+
+
+def write_json_atomic(path: Path, obj: Any) -> None:
+    """Write JSON so readers never see a half-written file (temp file + fsync + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    data = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def init_project(root: str | Path, admin_password: str | None = None) -> tuple[Project, str | None]:
+    """Create the project folder and its store; returns the generated password if one was made."""
+    from packet_builder import store
+
+    project = Project(Path(root).resolve())
+    if project.meta_path.exists():
+        raise InputError(
+            "a project already exists here", file=project.meta_path, hint="choose a new folder"
+        )
+    if project.root.exists() and any(project.root.iterdir()):
+        raise InputError(
+            "folder is not empty", file=project.root, hint="init needs a new or empty folder"
+        )
+    password = admin_password or os.environ.get(PASSWORD_ENV)
+    generated = None
+    if not password:
+        generated = password = secrets.token_urlsafe(12)
+    for sub in (project.packets_dir, project.keys_dir, project.journals_dir, project.decisions_dir):
+        sub.mkdir(parents=True, exist_ok=True)
+    store.create(project.store_path)
+    write_json_atomic(project.annotators_path, {"annotators": {}})
+    write_json_atomic(
+        project.meta_path,
+        {
+            "format": PROJECT_FORMAT,
+            "schema_version": SCHEMA_VERSION,
+            "created": now_iso(),
+            "admin_password": hash_secret(password),
+        },
+    )
+    return project, generated
+
+
+def open_project(root: str | Path) -> Project:
+    project = Project(Path(root).resolve())
+    if not project.meta_path.is_file():
+        raise InputError(
+            "not an evaudit project (no project.json)",
+            file=project.root,
+            hint="run `evaudit init DIR` first",
+        )
+    try:
+        meta = project.meta()
+    except json.JSONDecodeError as exc:
+        raise InputError(f"corrupt project.json ({exc.msg})", file=project.meta_path) from exc
+    version = meta.get("schema_version")
+    if meta.get("format") != PROJECT_FORMAT or not isinstance(version, int):
+        raise InputError("not an evaudit project file", file=project.meta_path)
+    if version > SCHEMA_VERSION:
+        raise InputError(
+            f"project schema {version} is newer than this evaudit supports ({SCHEMA_VERSION})",
+            file=project.meta_path,
+            hint="upgrade evidence-audit",
+        )
+    return project

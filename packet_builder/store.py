@@ -1,0 +1,94 @@
+"""The DuckDB campaign store (`audit.duckdb`): schema, versioning, connections.
+
+DuckDB allows one writing process per file, so writers hold the connection
+only for one transaction; readers open read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from evaudit.errors import InputError
+
+SCHEMA_VERSION = 1
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id VARCHAR PRIMARY KEY, source_path VARCHAR, kind VARCHAR, sha256 VARCHAR,
+    n_pages INTEGER, ingested_at VARCHAR);
+CREATE TABLE IF NOT EXISTS pages (
+    doc_id VARCHAR, page INTEGER, text VARCHAR, n_chars INTEGER, PRIMARY KEY (doc_id, page));
+CREATE TABLE IF NOT EXISTS queries (
+    query_id VARCHAR PRIMARY KEY, text VARCHAR, release VARCHAR, source VARCHAR, n INTEGER,
+    position INTEGER);
+CREATE TABLE IF NOT EXISTS conditions (
+    query_id VARCHAR, condition_id VARCHAR, position INTEGER, name VARCHAR, requirement VARCHAR,
+    counts VARCHAR, does_not_count VARCHAR, note VARCHAR, aliases VARCHAR,
+    PRIMARY KEY (query_id, condition_id));
+CREATE TABLE IF NOT EXISTS qrels (
+    query_id VARCHAR, doc_id VARCHAR, grade INTEGER, PRIMARY KEY (query_id, doc_id));
+CREATE TABLE IF NOT EXISTS evidence (
+    query_id VARCHAR, doc_id VARCHAR, condition_id VARCHAR, page INTEGER);
+CREATE TABLE IF NOT EXISTS runs (
+    run_name VARCHAR, query_id VARCHAR, doc_id VARCHAR, rank INTEGER, score DOUBLE, tag VARCHAR,
+    position INTEGER);
+CREATE TABLE IF NOT EXISTS packets (
+    name VARCHAR PRIMARY KEY, kind VARCHAR, path VARCHAR, sha256 VARCHAR, key_path VARCHAR,
+    key_sha256 VARCHAR, created_at VARCHAR, n_items INTEGER, params VARCHAR);
+"""
+
+
+def create(path: Path) -> None:
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("BEGIN")
+        con.execute(DDL)
+        con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        con.execute("COMMIT")
+    finally:
+        con.close()
+
+
+@contextmanager
+def connect(path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Open the store, checking its schema version; closes on exit."""
+    if not path.is_file():
+        raise InputError("campaign store not found", file=path, hint="run `evaudit init DIR`")
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        raise InputError(
+            f"cannot open the campaign store ({str(exc).splitlines()[0]})",
+            file=path,
+            hint="another process may be writing it; retry when it has finished",
+        ) from exc
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        version = int(row[0]) if row else 0
+        if version > SCHEMA_VERSION:
+            raise InputError(
+                f"store schema {version} is newer than this evaudit supports ({SCHEMA_VERSION})",
+                file=path,
+                hint="upgrade evidence-audit",
+            )
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def transaction(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """All-or-nothing write: commit on success, roll back on any exception."""
+    with connect(path) as con:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            yield con
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
