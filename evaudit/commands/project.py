@@ -1,7 +1,159 @@
-"""CLI commands for this area (filled in by its issue)."""
+"""Project commands: init, ingest, load, status."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-COMMANDS: list[click.Command] = []
+from evaudit.errors import InputError
+from evaudit.output import emit_json, table
+
+_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+_JSON = click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object and nothing else."
+)
+
+
+@click.command()
+@_DIR
+@click.option(
+    "--admin-password",
+    envvar="EVAUDIT_ADMIN_PASSWORD",
+    help="Admin password (default: $EVAUDIT_ADMIN_PASSWORD, else one is generated and printed once).",
+)
+@_JSON
+def init(directory: Path, admin_password: str | None, as_json: bool) -> None:
+    """Create a project folder DIRECTORY with its campaign store (audit.duckdb)."""
+    from packet_builder.project import init_project
+
+    project, generated = init_project(directory, admin_password)
+    out = {"project": str(project.root), "admin_password": generated}
+    if as_json:
+        emit_json(out)
+        return
+    click.echo(f"created project {project.root}")
+    if generated:
+        click.echo(f"admin password (shown once, stored hashed): {generated}")
+
+
+@click.command()
+@_DIR
+@click.option(
+    "--pdf-dir", type=click.Path(path_type=Path), help="Folder of PDFs (doc_id = file stem)."
+)
+@click.option(
+    "--ocr-dir",
+    type=click.Path(path_type=Path),
+    help="MinerU-style OCR folder: O/<doc_id>/<page>.json.",
+)
+@click.option(
+    "--pages",
+    "pages_file",
+    type=click.Path(path_type=Path),
+    help='pages.jsonl: {"doc_id","page","text"}.',
+)
+@click.option(
+    "--workers", type=click.IntRange(min=1), help="Extraction processes (default: all cores)."
+)
+@_JSON
+def ingest(
+    directory: Path,
+    pdf_dir: Path | None,
+    ocr_dir: Path | None,
+    pages_file: Path | None,
+    workers: int | None,
+    as_json: bool,
+) -> None:
+    """Ingest corpus pages into the project (unchanged files are skipped by hash)."""
+    from packet_builder.ingest import ingest as run_ingest
+    from packet_builder.project import open_project
+
+    report = run_ingest(
+        open_project(directory),
+        pdf_dir=pdf_dir,
+        ocr_dir=ocr_dir,
+        pages_file=pages_file,
+        workers=workers,
+        quiet=as_json,
+    )
+    if as_json:
+        emit_json(report.to_json())
+        return
+    click.echo(
+        f"ingested {report.documents} documents ({report.pages} pages); "
+        f"{report.unchanged} unchanged; {len(report.skipped)} skipped"
+    )
+    for s in report.skipped:
+        click.echo(f"  skipped {s['file']}: {s['reason']}")
+
+
+def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
+    runs: dict[str, Path] = {}
+    for v in values:
+        name, sep, path = v.partition("=")
+        if not sep or not name or not path:
+            raise InputError(f"--run {v!r} must look like NAME=FILE")
+        if name in runs:
+            raise InputError(f"--run name {name!r} given twice")
+        runs[name] = Path(path)
+    return runs
+
+
+@click.command()
+@_DIR
+@click.option(
+    "--queries", type=click.Path(path_type=Path), help="queries.jsonl (replaces all queries)."
+)
+@click.option(
+    "--qrels", type=click.Path(path_type=Path), help="Qrels, TREC or JSONL (replaces all qrels)."
+)
+@click.option("--evidence", type=click.Path(path_type=Path), help="Construction evidence JSONL.")
+@click.option(
+    "--run", "runs", multiple=True, metavar="NAME=FILE", help="A TREC run file; repeatable."
+)
+@_JSON
+def load(
+    directory: Path,
+    queries: Path | None,
+    qrels: Path | None,
+    evidence: Path | None,
+    runs: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Validate and load a benchmark (all files or nothing)."""
+    from packet_builder.loader import load_benchmark
+    from packet_builder.project import open_project
+
+    result = load_benchmark(
+        open_project(directory),
+        queries=queries,
+        qrels=qrels,
+        evidence=evidence,
+        runs=_parse_runs(runs),
+    )
+    if as_json:
+        emit_json(result.to_json())
+        return
+    click.echo(
+        f"loaded {result.queries} queries ({result.conditions} conditions), {result.qrels} qrels, "
+        f"{result.evidence} evidence pages, {len(result.runs)} runs"
+    )
+
+
+@click.command()
+@_DIR
+@_JSON
+def status(directory: Path, as_json: bool) -> None:
+    """Counts of documents, pages, queries, conditions, qrels (gold/subset), evidence and runs."""
+    from packet_builder.loader import status as get_status
+    from packet_builder.project import open_project
+
+    counts = get_status(open_project(directory))
+    if as_json:
+        emit_json(counts)
+        return
+    click.echo(table([(k, v) for k, v in counts.items()], ["what", "count"]))
+
+
+COMMANDS: list[click.Command] = [init, ingest, load, status]

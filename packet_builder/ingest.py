@@ -1,0 +1,293 @@
+"""Corpus ingest: PDFs (PyMuPDF), MinerU-style OCR folders, or pages.jsonl into the store.
+
+PDF text extraction runs in a process pool (one task per file, largest first);
+unchanged files (same SHA-256) are skipped; a changed file replaces its pages;
+corrupt, encrypted, empty or text-less PDFs are skipped with the reason. All
+store writes happen in one transaction at the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaudit.errors import InputError
+from evaudit.output import progress
+from packet_builder import store
+from packet_builder.project import Project, now_iso
+
+_DOC_ID = re.compile(r"^[^\s/\\]+$")
+
+
+@dataclass
+class DocPages:
+    doc_id: str
+    source_path: str
+    kind: str
+    sha256: str
+    pages: list[str]
+
+
+@dataclass
+class IngestReport:
+    documents: int = 0
+    pages: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    unchanged: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "documents": self.documents,
+            "pages": self.pages,
+            "skipped": self.skipped,
+            "unchanged": self.unchanged,
+        }
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _extract_pdf(task: tuple[str, str | None]) -> tuple[str, str, list[str] | None, str | None]:
+    """Worker: (path, known sha) -> (path, sha, page texts or None if unchanged/skipped, reason)."""
+    import pymupdf
+
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    path_str, known = task
+    path = Path(path_str)
+    sha = file_sha256(path)
+    if sha == known:
+        return path_str, sha, None, None
+    if path.stat().st_size == 0:
+        return path_str, sha, None, "empty file"
+    try:
+        doc = pymupdf.open(path)
+    except Exception as exc:  # PyMuPDF raises several types for broken files
+        return path_str, sha, None, f"corrupt PDF ({exc})"
+    try:
+        if doc.needs_pass:
+            return path_str, sha, None, "encrypted PDF (needs a password)"
+        if doc.page_count == 0:
+            return path_str, sha, None, "empty PDF (no pages)"
+        try:
+            texts = [page.get_text() for page in doc]
+        except Exception as exc:
+            return path_str, sha, None, f"corrupt PDF ({exc})"
+    finally:
+        doc.close()
+    if not any(t.strip() for t in texts):
+        return path_str, sha, None, "no text layer (run OCR and ingest with --ocr-dir)"
+    return path_str, sha, texts, None
+
+
+def _known_hashes(project: Project) -> dict[str, str]:
+    with store.connect(project.store_path, read_only=True) as con:
+        return dict(con.execute("SELECT doc_id, sha256 FROM documents").fetchall())
+
+
+def _check_doc_id(doc_id: str, where: Path) -> None:
+    if not _DOC_ID.match(doc_id):
+        raise InputError(f"unusable document id {doc_id!r}", file=where, hint="rename the file")
+
+
+def collect_pdfs(
+    pdf_dir: Path, known: dict[str, str], workers: int, quiet: bool
+) -> tuple[list[DocPages], list[dict[str, str]], int]:
+    if not pdf_dir.is_dir():
+        raise InputError("PDF folder not found", file=pdf_dir)
+    files = sorted(p for p in pdf_dir.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
+    if not files:
+        raise InputError("no .pdf files in folder", file=pdf_dir)
+    seen: dict[str, Path] = {}
+    for f in files:
+        _check_doc_id(f.stem, f)
+        if f.stem in seen:
+            raise InputError(f"two files share the document id {f.stem!r}", file=f)
+        seen[f.stem] = f
+    # Largest first so the pool does not end waiting on one big file.
+    order = sorted(files, key=lambda p: -p.stat().st_size)
+    tasks = [(str(f), known.get(f.stem)) for f in order]
+    results: list[tuple[str, str, list[str] | None, str | None]] = []
+    if workers <= 1:
+        for t in progress(tasks, desc="extract", quiet=quiet):
+            results.append(_extract_pdf(t))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            it = pool.map(_extract_pdf, tasks, chunksize=1)
+            results.extend(progress(it, total=len(tasks), desc="extract", quiet=quiet))
+    docs: list[DocPages] = []
+    skipped: list[dict[str, str]] = []
+    unchanged = 0
+    for path_str, sha, texts, reason in sorted(results):
+        path = Path(path_str)
+        if reason is not None:
+            skipped.append({"file": str(path), "reason": reason})
+        elif texts is None:
+            unchanged += 1
+        else:
+            docs.append(DocPages(path.stem, str(path.resolve()), "pdf", sha, texts))
+    return docs, skipped, unchanged
+
+
+def _ocr_page_text(obj: Any) -> str:
+    """Text of one MinerU-style page JSON: {"text"}, {"blocks"/"content": [...]}, or a list."""
+    if isinstance(obj, dict):
+        if isinstance(obj.get("text"), str):
+            return str(obj["text"])
+        for key in ("blocks", "content", "para_blocks", "items"):
+            if isinstance(obj.get(key), list):
+                return _ocr_page_text(obj[key])
+        return ""
+    if isinstance(obj, list):
+        parts = [_ocr_page_text(x) for x in obj]
+        return "\n".join(p for p in parts if p)
+    return obj if isinstance(obj, str) else ""
+
+
+def _page_number(path: Path, obj: Any, fallback: int) -> int:
+    if isinstance(obj, dict):
+        if isinstance(obj.get("page"), int):
+            return int(obj["page"])
+        if isinstance(obj.get("page_idx"), int):
+            return int(obj["page_idx"]) + 1
+    digits = re.findall(r"\d+", path.stem)
+    return int(digits[-1]) if digits else fallback
+
+
+def collect_ocr(ocr_dir: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
+    if not ocr_dir.is_dir():
+        raise InputError("OCR folder not found", file=ocr_dir)
+    docs: list[DocPages] = []
+    unchanged = 0
+    doc_dirs = sorted(p for p in ocr_dir.iterdir() if p.is_dir())
+    if not doc_dirs:
+        raise InputError("no document folders (expected O/<doc_id>/<page>.json)", file=ocr_dir)
+    for ddir in doc_dirs:
+        _check_doc_id(ddir.name, ddir)
+        files = sorted(ddir.glob("*.json"), key=lambda p: (len(p.stem), p.stem))
+        if not files:
+            raise InputError("no page JSON files", file=ddir)
+        h = hashlib.sha256()
+        pages: dict[int, str] = {}
+        for i, f in enumerate(files, start=1):
+            raw = f.read_bytes()
+            h.update(f.name.encode() + b"\0" + raw)
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON ({exc.msg})", file=f, line=exc.lineno) from exc
+            num = _page_number(f, obj, i)
+            if num < 1 or num in pages:
+                raise InputError(f"page number {num} is not 1-based or repeats", file=f)
+            pages[num] = _ocr_page_text(obj)
+        sha = h.hexdigest()
+        if known.get(ddir.name) == sha:
+            unchanged += 1
+            continue
+        n = max(pages)
+        docs.append(
+            DocPages(
+                ddir.name,
+                str(ddir.resolve()),
+                "ocr",
+                sha,
+                [pages.get(p, "") for p in range(1, n + 1)],
+            )
+        )
+    return docs, unchanged
+
+
+def collect_pages_jsonl(path: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
+    from packet_builder.readers import _json_lines
+
+    by_doc: dict[str, dict[int, str]] = {}
+    for lineno, obj in _json_lines(path):
+        doc_id, page, text = obj.get("doc_id"), obj.get("page"), obj.get("text")
+        if not isinstance(doc_id, str) or not doc_id:
+            raise InputError("missing string 'doc_id'", file=path, line=lineno)
+        _check_doc_id(doc_id, path)
+        if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+            raise InputError("'page' must be a 1-based integer", file=path, line=lineno)
+        if not isinstance(text, str):
+            raise InputError("missing string 'text'", file=path, line=lineno)
+        pages = by_doc.setdefault(doc_id, {})
+        if page in pages:
+            raise InputError(f"duplicate page {page} of {doc_id!r}", file=path, line=lineno)
+        pages[page] = text
+    if not by_doc:
+        raise InputError("no pages in file", file=path)
+    docs: list[DocPages] = []
+    unchanged = 0
+    for doc_id in sorted(by_doc):
+        pages = by_doc[doc_id]
+        n = max(pages)
+        texts = [pages.get(p, "") for p in range(1, n + 1)]
+        sha = hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode()).hexdigest()
+        if known.get(doc_id) == sha:
+            unchanged += 1
+            continue
+        docs.append(DocPages(doc_id, str(path.resolve()), "pages", sha, texts))
+    return docs, unchanged
+
+
+def write_documents(project: Project, docs: Iterable[DocPages]) -> tuple[int, int]:
+    """Replace each document's row and pages in one transaction; returns (docs, pages)."""
+    import pandas as pd
+
+    docs = list(docs)
+    if not docs:
+        return 0, 0
+    stamp = now_iso()
+    doc_df = pd.DataFrame(
+        [(d.doc_id, d.source_path, d.kind, d.sha256, len(d.pages), stamp) for d in docs],
+        columns=["doc_id", "source_path", "kind", "sha256", "n_pages", "ingested_at"],
+    )
+    page_df = pd.DataFrame(
+        [(d.doc_id, i, t, len(t)) for d in docs for i, t in enumerate(d.pages, start=1)],
+        columns=["doc_id", "page", "text", "n_chars"],
+    )
+    with store.transaction(project.store_path) as con:
+        con.register("new_docs", doc_df)
+        con.register("new_pages", page_df)
+        con.execute("DELETE FROM pages WHERE doc_id IN (SELECT doc_id FROM new_docs)")
+        con.execute("DELETE FROM documents WHERE doc_id IN (SELECT doc_id FROM new_docs)")
+        con.execute("INSERT INTO documents SELECT * FROM new_docs")
+        con.execute("INSERT INTO pages SELECT * FROM new_pages")
+    return len(docs), len(page_df)
+
+
+def ingest(
+    project: Project,
+    *,
+    pdf_dir: Path | None = None,
+    ocr_dir: Path | None = None,
+    pages_file: Path | None = None,
+    workers: int | None = None,
+    quiet: bool = False,
+) -> IngestReport:
+    sources = [s for s in (pdf_dir, ocr_dir, pages_file) if s is not None]
+    if len(sources) != 1:
+        raise InputError("give exactly one of --pdf-dir, --ocr-dir, --pages")
+    known = _known_hashes(project)
+    report = IngestReport()
+    if pdf_dir is not None:
+        n_workers = workers or max(1, min(os.cpu_count() or 1, 8))
+        docs, report.skipped, report.unchanged = collect_pdfs(pdf_dir, known, n_workers, quiet)
+    elif ocr_dir is not None:
+        docs, report.unchanged = collect_ocr(ocr_dir, known)
+    else:
+        assert pages_file is not None
+        docs, report.unchanged = collect_pages_jsonl(pages_file, known)
+    report.documents, report.pages = write_documents(project, docs)
+    return report

@@ -1,0 +1,253 @@
+"""`evaudit load`: validate a benchmark against the corpus and store it in one transaction.
+
+Cross-checks (each reported as file:line): unknown query or document ids,
+grades outside 0..n, evidence for unknown conditions or pages outside the
+document, run lines for unknown queries or documents. Nothing is written
+unless every file is valid.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from evaudit.errors import InputError
+from packet_builder import store
+from packet_builder.project import Project
+from packet_builder.readers import read_evidence, read_qrels, read_queries, read_run, row_line
+from packet_builder.records import Query
+
+
+@dataclass
+class LoadResult:
+    queries: int
+    conditions: int
+    qrels: int
+    evidence: int
+    runs: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "queries": self.queries,
+            "conditions": self.conditions,
+            "qrels": self.qrels,
+            "evidence": self.evidence,
+            "runs": self.runs,
+        }
+
+
+def _corpus(project: Project) -> dict[str, int]:
+    with store.connect(project.store_path, read_only=True) as con:
+        return dict(con.execute("SELECT doc_id, n_pages FROM documents").fetchall())
+
+
+def _stored_queries(project: Project) -> dict[str, tuple[int, set[str]]]:
+    with store.connect(project.store_path, read_only=True) as con:
+        n = dict(con.execute("SELECT query_id, n FROM queries").fetchall())
+        conds: dict[str, set[str]] = {q: set() for q in n}
+        for q, c in con.execute("SELECT query_id, condition_id FROM conditions").fetchall():
+            conds[q].add(c)
+    return {q: (n[q], conds[q]) for q in n}
+
+
+def _first_bad(mask: pd.Series) -> int | None:
+    idx = mask.to_numpy().nonzero()[0]
+    return int(idx[0]) if len(idx) else None
+
+
+def _check_ids(df: pd.DataFrame, path: Path, qinfo: dict[str, Any], docs: dict[str, int]) -> None:
+    i = _first_bad(~df["query_id"].isin(list(qinfo)))
+    if i is not None:
+        raise InputError(
+            f"unknown query id {df['query_id'].iloc[i]!r}",
+            file=path,
+            line=row_line(path, i),
+            hint="it is not in the queries file",
+        )
+    i = _first_bad(~df["doc_id"].isin(list(docs)))
+    if i is not None:
+        raise InputError(
+            f"unknown document id {df['doc_id'].iloc[i]!r}",
+            file=path,
+            line=row_line(path, i),
+            hint="ingest the document first, or fix the id",
+        )
+
+
+def load_benchmark(
+    project: Project,
+    *,
+    queries: Path | None = None,
+    qrels: Path | None = None,
+    evidence: Path | None = None,
+    runs: dict[str, Path] | None = None,
+) -> LoadResult:
+    runs = runs or {}
+    docs = _corpus(project)
+    if not docs:
+        raise InputError(
+            "the corpus is empty", file=project.store_path, hint="run `evaudit ingest` first"
+        )
+    query_list: list[Query] | None = read_queries(queries) if queries is not None else None
+    if query_list is not None:
+        qinfo = {q.query_id: (q.n, {c.condition_id for c in q.conditions}) for q in query_list}
+    else:
+        qinfo = _stored_queries(project)
+        if not qinfo:
+            raise InputError("no queries loaded yet", hint="pass --queries Q.jsonl")
+        if qrels is None and evidence is None and not runs:
+            raise InputError("nothing to load", hint="pass --queries, --qrels, --evidence or --run")
+
+    qrel_df = None
+    if qrels is not None:
+        qrel_df = read_qrels(qrels)
+        _check_ids(qrel_df, qrels, qinfo, docs)
+        n = qrel_df["query_id"].map(lambda q: qinfo[q][0])
+        i = _first_bad((qrel_df["grade"] < 0) | (qrel_df["grade"] > n))
+        if i is not None:
+            raise InputError(
+                f"grade {qrel_df['grade'].iloc[i]} is outside 0..{n.iloc[i]} for query "
+                f"{qrel_df['query_id'].iloc[i]!r}",
+                file=qrels,
+                line=row_line(qrels, i),
+                hint="grade is the number of conditions the document satisfies",
+            )
+        qrel_df = qrel_df[qrel_df["grade"] > 0].reset_index(drop=True)
+
+    ev_rows: list[tuple[str, str, str, int]] = []
+    if evidence is not None:
+        seen: dict[tuple[str, str, str], int] = {}
+        for lineno, ev in read_evidence(evidence):
+            if ev.query_id not in qinfo:
+                raise InputError(f"unknown query id {ev.query_id!r}", file=evidence, line=lineno)
+            if ev.doc_id not in docs:
+                raise InputError(f"unknown document id {ev.doc_id!r}", file=evidence, line=lineno)
+            if ev.condition_id not in qinfo[ev.query_id][1]:
+                raise InputError(
+                    f"query {ev.query_id!r} has no condition {ev.condition_id!r}",
+                    file=evidence,
+                    line=lineno,
+                )
+            key = (ev.query_id, ev.doc_id, ev.condition_id)
+            if key in seen:
+                raise InputError(
+                    f"duplicate evidence for {key} (first on line {seen[key]})",
+                    file=evidence,
+                    line=lineno,
+                )
+            seen[key] = lineno
+            n_pages = docs[ev.doc_id]
+            for p in ev.pages:
+                if p < 1 or p > n_pages:
+                    raise InputError(
+                        f"page {p} is outside document {ev.doc_id!r} (pages 1..{n_pages})",
+                        file=evidence,
+                        line=lineno,
+                    )
+            ev_rows.extend((*key, p) for p in sorted(set(ev.pages)))
+
+    run_frames: dict[str, pd.DataFrame] = {}
+    for name, rpath in sorted(runs.items()):
+        df = read_run(rpath)
+        _check_ids(df, rpath, qinfo, docs)
+        df.insert(0, "run_name", name)
+        df["position"] = range(len(df))
+        run_frames[name] = df
+
+    with store.transaction(project.store_path) as con:
+        if query_list is not None:
+            _replace_queries(con, query_list)
+        if qrel_df is not None:
+            con.execute("DELETE FROM qrels")
+            con.register("new_qrels", qrel_df[["query_id", "doc_id", "grade"]])
+            con.execute("INSERT INTO qrels SELECT * FROM new_qrels")
+        if evidence is not None:
+            con.execute("DELETE FROM evidence")
+            if ev_rows:
+                con.register(
+                    "new_ev",
+                    pd.DataFrame(ev_rows, columns=["query_id", "doc_id", "condition_id", "page"]),
+                )
+                con.execute("INSERT INTO evidence SELECT * FROM new_ev")
+        for name, df in run_frames.items():
+            con.execute("DELETE FROM runs WHERE run_name = ?", [name])
+            con.register("new_run", df)
+            con.execute(
+                "INSERT INTO runs SELECT run_name, query_id, doc_id, rank, score, tag, position "
+                "FROM new_run"
+            )
+            con.unregister("new_run")
+    return LoadResult(
+        queries=len(query_list) if query_list is not None else 0,
+        conditions=sum(q.n for q in query_list) if query_list is not None else 0,
+        qrels=0 if qrel_df is None else len(qrel_df),
+        evidence=len(ev_rows),
+        runs={k: len(v) for k, v in run_frames.items()},
+    )
+
+
+def _replace_queries(con: Any, query_list: list[Query]) -> None:
+    con.execute("DELETE FROM conditions")
+    con.execute("DELETE FROM queries")
+    q_df = pd.DataFrame(
+        [(q.query_id, q.text, q.release, q.source, q.n, i) for i, q in enumerate(query_list)],
+        columns=["query_id", "text", "release", "source", "n", "position"],
+    )
+    c_df = pd.DataFrame(
+        [
+            (
+                q.query_id,
+                c.condition_id,
+                pos,
+                c.name,
+                c.requirement,
+                json.dumps(list(c.counts), ensure_ascii=False),
+                json.dumps(list(c.does_not_count), ensure_ascii=False),
+                c.note,
+                json.dumps(list(c.aliases), ensure_ascii=False),
+            )
+            for q in query_list
+            for pos, c in enumerate(q.conditions, start=1)
+        ],
+        columns=[
+            "query_id",
+            "condition_id",
+            "position",
+            "name",
+            "requirement",
+            "counts",
+            "does_not_count",
+            "note",
+            "aliases",
+        ],
+    )
+    con.register("new_q", q_df)
+    con.register("new_c", c_df)
+    con.execute("INSERT INTO queries SELECT * FROM new_q")
+    con.execute("INSERT INTO conditions SELECT * FROM new_c")
+
+
+def status(project: Project) -> dict[str, int]:
+    """Counts for `evaudit status` (gold = grade n, subset = 1..n-1)."""
+    with store.connect(project.store_path, read_only=True) as con:
+        one = lambda sql: int(con.execute(sql).fetchone()[0])  # noqa: E731
+        return {
+            "documents": one("SELECT count(*) FROM documents"),
+            "pages": one("SELECT count(*) FROM pages"),
+            "queries": one("SELECT count(*) FROM queries"),
+            "conditions": one("SELECT count(*) FROM conditions"),
+            "qrels": one("SELECT count(*) FROM qrels WHERE grade > 0"),
+            "gold": one("SELECT count(*) FROM qrels JOIN queries USING (query_id) WHERE grade = n"),
+            "subset": one(
+                "SELECT count(*) FROM qrels JOIN queries USING (query_id) "
+                "WHERE grade >= 1 AND grade < n"
+            ),
+            "evidence": one(
+                "SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id, condition_id FROM evidence)"
+            ),
+            "runs": one("SELECT count(DISTINCT run_name) FROM runs"),
+        }
