@@ -53,3 +53,26 @@ def read_orbit_table(path: str | Path) -> tuple[dict[str, NDArray[Any]], NDArray
     }
     lines = np.arange(len(frame), dtype=np.int64) + first_line
     return columns, lines
+
+
+def load_orbit_data(
+    path: str | Path,
+    *,
+    base: str,
+    variant: str,
+    positive: str | None = None,
+    drop_incomplete: bool = False,
+) -> Any:
+    """Read and check the table; returns `scorers.orbit.design.OrbitData`."""
+    from scorers.orbit.design import build_design
+
+    columns, lines = read_orbit_table(path)
+    return build_design(
+        columns,
+        base=base,
+        variant=variant,
+        source=str(path),
+        lines=lines,
+        positive=positive,
+        drop_incomplete=drop_incomplete,
+    )

@@ -1,7 +1,150 @@
-"""CLI commands for this area (filled in by its issue)."""
+"""`evaudit orbit`: the finite-orbit interface audit of seed 003 (thin CLI)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import click
 
-COMMANDS: list[click.Command] = []
+
+@click.group("orbit")
+def orbit() -> None:
+    """Finite-orbit audit: does a retrieval conclusion survive the 2^3 answer interfaces?"""
+
+
+def _split_environments(values: tuple[str, ...]) -> list[str] | None:
+    names = [v.strip() for raw in values for v in raw.split(",") if v.strip()]
+    return names or None
+
+
+@orbit.command("analyze")
+@click.argument("table_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.option("--base", required=True, help="Reference ranker (e.g. BM25); ties go to it.")
+@click.option("--variant", required=True, help="Compared ranker (e.g. BGE).")
+@click.option(
+    "--positive",
+    default=None,
+    metavar="LABEL",
+    help="Label of column y that means the positive state, when y is not +/-.",
+)
+@click.option("--bootstrap", default=10_000, show_default=True, help="Bootstrap replicates.")
+@click.option("--seed", default=0, show_default=True, help="Seed for resamples and splits.")
+@click.option(
+    "--threshold",
+    default=0.015,
+    show_default=True,
+    help="Materiality threshold for the R norms (balanced-accuracy scale).",
+)
+@click.option(
+    "--max-error",
+    default=0.03,
+    show_default=True,
+    help="Bound on the held-out first-order maximum error (H2b).",
+)
+@click.option(
+    "--margin",
+    default=0.005,
+    show_default=True,
+    help="Delta V interval must lie outside [-margin, margin] to be operational.",
+)
+@click.option(
+    "--min-disagreement",
+    default=0.10,
+    show_default=True,
+    help="Selector disagreement rate needed for an operational result.",
+)
+@click.option(
+    "--confirmatory",
+    multiple=True,
+    metavar="DATASET:READER,...",
+    help="Declared confirmatory environments (default: all). Others are descriptive.",
+)
+@click.option("--splits", default=200, show_default=True, help="Validation/test splits.")
+@click.option(
+    "--validation-fraction",
+    default=0.4,
+    show_default=True,
+    help="Share of each state's claims in the validation part of a split.",
+)
+@click.option(
+    "--canonical", default="+++", show_default=True, help="Interface of the canonical selector."
+)
+@click.option(
+    "--drop-incomplete",
+    is_flag=True,
+    help="Drop (and count) claims missing a ranker or interface instead of failing.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Readable report of the four questions, or JSON.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object (same as --format json)."
+)
+def analyze(
+    table_file: str,
+    base: str,
+    variant: str,
+    positive: str | None,
+    bootstrap: int,
+    seed: int,
+    threshold: float,
+    max_error: float,
+    margin: float,
+    min_disagreement: float,
+    confirmatory: tuple[str, ...],
+    splits: int,
+    validation_fraction: float,
+    canonical: str,
+    drop_incomplete: bool,
+    fmt: str,
+    as_json: bool,
+) -> None:
+    """Effects g and h per interface, Walsh coefficients, R norms with simultaneous bounds,
+    decisions (H1/H2a/H2b, sign classes) and the selector comparison for FILE (CSV or
+    Parquet, one row per dataset, reader, claim, ranker and interface)."""
+    from evaudit.output import emit_json, progress
+    from packet_builder.orbit_table import load_orbit_data
+    from scorers.orbit.analysis import Options
+    from scorers.orbit.analysis import analyze as run_analysis
+    from scorers.orbit.decisions import Thresholds
+    from scorers.orbit.report import render_report
+
+    as_json = as_json or fmt == "json"
+    data = load_orbit_data(
+        table_file,
+        base=base,
+        variant=variant,
+        positive=positive,
+        drop_incomplete=drop_incomplete,
+    )
+    options = Options(
+        bootstrap=bootstrap,
+        seed=seed,
+        thresholds=Thresholds(
+            material=threshold,
+            max_error=max_error,
+            margin=margin,
+            min_disagreement=min_disagreement,
+        ),
+        confirmatory=_split_environments(confirmatory),
+        splits=splits,
+        validation_fraction=validation_fraction,
+        canonical=canonical,
+    )
+
+    def bar(items: Iterable[int]) -> Iterator[int]:
+        return progress(items, desc="bootstrap", quiet=as_json)
+
+    result = run_analysis(data, options, progress=bar)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(render_report(result), nl=False)
+
+
+COMMANDS: list[click.Command] = [orbit]

@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 
 OUT = Path(__file__).with_name("orbit_example.csv")
-CLAIMS = 240  # per dataset, half "+" and half "-"
+CLAIMS = 400  # per dataset, half "+" and half "-"
 READERS = {
     "FEVER": {"qwen": 0.8, "llama": 1.0, "gemma": 0.6},
     "RAGuard": {"llama": 0.2, "gemma": 0.1},
 }
-GAIN = {"qwen": 0.35, "llama": 0.25, "gemma": 0.1}  # variant (BGE) minus base (BM25)
-BINDING_GAIN = {"qwen": 0.2, "llama": 0.0, "gemma": 0.05}  # gain moves with z1
-ORDER_X_BINDING = {"gemma": 0.15}  # a z1*z3 interaction for one reader
+GAIN = {"qwen": 0.5, "llama": 0.3, "gemma": 0.1}  # variant (BGE) minus base (BM25)
+BINDING_GAIN = {"qwen": 0.6, "llama": 0.0, "gemma": 0.05}  # gain moves with z1
+ORDER_X_BINDING = {"gemma": 0.4}  # a z1*z3 interaction for one reader
 
 
 def main() -> None:
@@ -33,7 +33,9 @@ def main() -> None:
         y = np.array([1] * (CLAIMS // 2) + [-1] * (CLAIMS // 2))
         ease = {r: rng.normal(0.0, 1.0, CLAIMS) for r in ("BM25", "BGE")}
         for reader, skill in readers.items():
-            noise_scale = 1.0
+            # A reader's view of a claim is mostly shared by the interfaces (claim-level
+            # noise); the interface-specific part is small, as for a consistent reader.
+            shared = {r: rng.normal(0.0, 1.0, CLAIMS) for r in ("BM25", "BGE")}
             for i, (ranker, z) in product(range(CLAIMS), product(("BM25", "BGE"), _zs())):
                 z1, z2, z3 = z
                 gain = 0.0
@@ -43,7 +45,7 @@ def main() -> None:
                 # A verdict-dependent vocabulary bias: X/Y labels lean towards "+".
                 bias = 0.1 * z2
                 score = skill + ease[ranker][i] + gain
-                log_odds = y[i] * score + bias + rng.normal(0.0, noise_scale)
+                log_odds = y[i] * score + bias + shared[ranker][i] + rng.normal(0.0, 0.3)
                 correct = int((log_odds > 0) == (y[i] > 0))
                 rows.append(
                     [
