@@ -123,6 +123,8 @@ def collect_pdfs(
         for t in progress(tasks, desc="extract", quiet=quiet):
             results.append(_extract_pdf(t))
     else:
+        import pymupdf  # noqa: F401  (imported before the fork so workers inherit it)
+
         with ProcessPoolExecutor(max_workers=workers) as pool:
             it = pool.map(_extract_pdf, tasks, chunksize=1)
             results.extend(progress(it, total=len(tasks), desc="extract", quiet=quiet))
