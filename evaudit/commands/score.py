@@ -1,7 +1,401 @@
-"""CLI commands for this area (filled in by its issue)."""
+"""`evaudit score`: n-Clue Score, Gold Hit, Gold-NDCG and NDCG of runs; paired contrasts; impact.
+
+Commands parse options, load files at this edge (readers, campaign store) and
+call one pure function of `scorers.runs`. JSON values are fractions in [0, 1];
+the human tables print points (x100), like seed 002.
+"""
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import click
 
-COMMANDS: list[click.Command] = []
+from evaudit.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from scorers.runs import BoundQrels, RunInput
+
+METRIC_NAMES = ("nclue", "gold_hit", "gold_ndcg", "ndcg")
+
+
+def _queries_from_file(path: Path) -> tuple[list[str], list[int]]:
+    from packet_builder.readers import read_queries
+
+    qs = read_queries(path)
+    return [q.query_id for q in qs], [q.n for q in qs]
+
+
+def _store_rows(project: Path, sql: str) -> list[tuple[Any, ...]]:
+    from packet_builder import store
+    from packet_builder.project import open_project
+
+    proj = open_project(project)
+    with store.connect(proj.store_path, read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def _project_queries(project: Path) -> tuple[list[str], list[int]]:
+    rows = _store_rows(project, "SELECT query_id, n FROM queries ORDER BY position, query_id")
+    if not rows:
+        raise InputError(
+            "the project has no queries", file=project, hint="load the benchmark into it first"
+        )
+    return [str(r[0]) for r in rows], [int(r[1]) for r in rows]
+
+
+def _project_qrels(project: Path) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = _store_rows(project, "SELECT query_id, doc_id, grade FROM qrels")
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade"])
+
+
+def _load_queries(queries: Path | None, project: Path | None) -> tuple[list[str], list[int]]:
+    if queries is not None and project is not None:
+        raise InputError("give either --queries or --project, not both")
+    if queries is not None:
+        return _queries_from_file(queries)
+    if project is not None:
+        return _project_queries(project)
+    raise InputError("no queries given", hint="pass --queries queries.jsonl or --project DIR")
+
+
+def _load_qrels(path: Path | None, project: Path | None, option: str) -> tuple[pd.DataFrame, str]:
+    from packet_builder.readers import read_qrels
+
+    if path is not None:
+        return read_qrels(path), str(path)
+    if project is not None:
+        return _project_qrels(project), str(Path(project) / "audit.duckdb")
+    raise InputError("no qrels given", hint=f"pass {option} FILE or --project DIR")
+
+
+def _bind(qids: list[str], n: list[int], qrels: pd.DataFrame, source: str, k: int) -> BoundQrels:
+    """Check grades against each query's n (naming the file line), then bind."""
+    import numpy as np
+
+    from packet_builder.readers import row_line
+    from scorers.runs import bind_qrels
+
+    nmap = dict(zip(qids, n, strict=True))
+    qn = qrels["query_id"].map(nmap)
+    bad = np.flatnonzero((qn.notna() & (qrels["grade"] > qn.fillna(0))).to_numpy())
+    if bad.size:
+        i = int(bad[0])
+        row = qrels.iloc[i]
+        line = row_line(source, i) if Path(source).suffix != ".duckdb" else None
+        raise InputError(
+            f"grade {row['grade']} for query {row['query_id']!r} exceeds its "
+            f"{nmap[row['query_id']]} conditions",
+            file=source,
+            line=line,
+            hint="grades are clue counts 0..n",
+        )
+    return bind_qrels(qids, n, qrels["query_id"], qrels["doc_id"], qrels["grade"], k=k)
+
+
+def _parse_run_spec(spec: str) -> tuple[str | None, Path]:
+    if "=" in spec and not Path(spec).exists():
+        name, _, file = spec.partition("=")
+        if not name:
+            raise InputError(f"empty run name in {spec!r}", hint="use NAME=FILE or FILE")
+        return name, Path(file)
+    return None, Path(spec)
+
+
+def _load_runs(specs: tuple[str, ...]) -> list[RunInput]:
+    """Read run files (two at a time: pyarrow releases the GIL) and name them by tag or NAME=."""
+    from packet_builder.readers import read_run
+    from scorers.runs import RunInput
+
+    parsed = [_parse_run_spec(s) for s in specs]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        frames = list(pool.map(read_run, [p for _, p in parsed]))
+    runs: list[RunInput] = []
+    seen: dict[str, Path] = {}
+    for (name, path), df in zip(parsed, frames, strict=True):
+        tag = name or str(df["tag"].iloc[0])
+        if tag in seen:
+            raise InputError(
+                f"run name {tag!r} is also used by {seen[tag]}",
+                file=path,
+                hint="name runs explicitly with --run NAME=FILE",
+            )
+        seen[tag] = path
+        runs.append(RunInput(tag, df["query_id"], df["doc_id"], df["score"]))
+    return runs
+
+
+def _parse_pairs(pairs: tuple[str, ...], tags: list[str]) -> list[tuple[str, str]]:
+    """BASE:VARIANT; the split point is the colon that leaves two known run names."""
+    out = []
+    known = set(tags)
+    for spec in pairs:
+        cuts = [i for i, ch in enumerate(spec) if ch == ":"]
+        found = [(spec[:i], spec[i + 1 :]) for i in cuts if {spec[:i], spec[i + 1 :]} <= known]
+        if not found:
+            raise InputError(
+                f"--pair {spec!r} does not name two runs as BASE:VARIANT",
+                hint=f"run names: {', '.join(tags)}",
+            )
+        out.append(found[0])
+    return out
+
+
+def _write_per_query(path: Path, bound: BoundQrels, scored: Any) -> None:
+    """Per-query outcomes as TSV, written to a temp file and renamed (never half-written)."""
+    from scorers.runs.report import PER_QUERY_HEADER, per_query_rows
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write("\t".join(PER_QUERY_HEADER) + "\n")
+            for row in per_query_rows(bound, scored):
+                fh.write("\t".join(str(c) for c in row) + "\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write per-query file ({exc.strerror})", file=path) from exc
+
+
+def _pts(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
+
+
+def _ci(ci: list[float] | None) -> str:
+    return "-" if ci is None else f"[{_pts(ci[0])}, {_pts(ci[1])}]"
+
+
+def _p(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _mpg(d: dict[str, float]) -> str:
+    return "/".join(f"{d[k]:.3f}" for k in ("miss", "subset_first", "gold_first"))
+
+
+def _print_nclue(rep: dict[str, Any]) -> None:
+    from evaudit.output import table
+
+    runs = sorted(rep["runs"].items(), key=lambda kv: -kv[1]["nclue"])
+    rows = []
+    for rank, (tag, r) in enumerate(runs, start=1):
+        o = r["outcomes"]
+        rows.append(
+            [rank, tag, _pts(r["nclue"]), _ci(r["ci95"]["nclue"]), _pts(r["gold_hit"]),
+             _pts(r["gold_ndcg"]), _pts(r["ndcg"]),
+             f"{o['miss']}/{o['subset_first']}/{o['gold_first']}"]
+        )  # fmt: skip
+    click.echo(
+        f"n-Clue Score@{rep['k']} over {rep['queries']} queries "
+        f"({rep['queries_without_gold']} without gold; {rep['families']} exact gold families). "
+        f"Points x100; 95% exact-family bootstrap, {rep['bootstrap']} replicates."
+    )
+    headers = ["rank", "run", "n-Clue", "95% CI", "Gold Hit", "Gold-NDCG", "NDCG", "M/P/G"]
+    click.echo(table(rows, headers))
+
+
+def _print_compare(rep: dict[str, Any]) -> None:
+    from evaudit.output import table
+
+    rows, rows2 = [], []
+    for pr in rep["pairs"]:
+        name = f"{pr['base']} -> {pr['variant']}"
+        d = pr["diff"]
+        rows.append(
+            [name, f"{100 * d['nclue']:+.1f}", _ci(pr["ci95"]["nclue"]),
+             f"{100 * d['gold_hit']:+.1f}", f"{100 * d['gold_ndcg']:+.1f}",
+             f"{100 * d['ndcg']:+.1f}", _p(pr["p"]["nclue"]), _p(pr["p_holm"]["nclue"])]
+        )  # fmt: skip
+        dd = pr["delta_D"]
+        rows2.append(
+            [name, pr["common_n"], "-" if dd is None else f"{dd:+.3f}",
+             _mpg(pr["base_mpg"]), _mpg(pr["variant_mpg"])]
+        )  # fmt: skip
+    click.echo(
+        f"Paired contrasts at k={rep['k']} over {rep['queries']} queries (points x100; "
+        f"{rep['draws']} sign-flip draws; {rep['bootstrap']} family-bootstrap replicates)."
+    )
+    h1 = ["contrast", "dScore", "95% CI", "dHit", "dGoldNDCG", "dNDCG", "p", "Holm p"]
+    click.echo(table(rows, h1))
+    click.echo("\nCommon-support ordering (seed 002 Table S1f): M/P/G = miss/subset/gold first.")
+    click.echo(table(rows2, ["contrast", "common n", "delta D", "base M/P/G", "variant M/P/G"]))
+
+
+def _print_impact(rep: dict[str, Any]) -> None:
+    from evaudit.output import table
+
+    m = rep["metric"]
+    order = rep["ordering"]
+    lab = rep["labels"]
+    click.echo(
+        f"Qrel revision impact at k={rep['k']} over {rep['queries']} queries: "
+        f"{lab['changed']} labels changed ({lab['added']} added, {lab['removed']} removed, "
+        f"{lab['regraded']} regraded; {lab['to_gold']} to gold, {lab['from_gold']} from gold)."
+    )
+    rows = [
+        [tag, order["rank_before"][tag], order["rank_after"][tag],
+         *(f"{_pts(r['before'][x])} -> {_pts(r['after'][x])}" for x in METRIC_NAMES)]
+        for tag, r in sorted(rep["runs"].items(), key=lambda kv: order["rank_after"][kv[0]])
+    ]  # fmt: skip
+    click.echo(table(rows, ["run", "rank before", "rank after", *METRIC_NAMES]))
+    corr = [
+        [x, _p(c["spearman"]), _p(c["kendall"]), c["max_rank_shift"]]
+        for x, c in rep["correlations"].items()
+    ]
+    click.echo(f"\nSystem-ordering agreement (ranks above by {m}):")
+    click.echo(table(corr, ["metric", "Spearman", "Kendall", "max rank shift"]))
+    if rep["pairs"]:
+        prs = []
+        for pr in rep["pairs"]:
+            b, a = pr["before"], pr["after"]
+            prs.append(
+                [f"{pr['base']} -> {pr['variant']}",
+                 f"{100 * b['diff'][m]:+.1f}", _p(b["p"][m]),
+                 f"{100 * a['diff'][m]:+.1f}", _p(a["p"][m])]
+            )  # fmt: skip
+        click.echo(f"\nPaired {m} difference (points) and sign-flip p before -> after:")
+        click.echo(table(prs, ["contrast", "diff before", "p before", "diff after", "p after"]))
+
+
+# ---- options shared by the commands -------------------------------------------------------
+
+_path = click.Path(path_type=Path, dir_okay=False)
+
+
+def _common(f: Any) -> Any:
+    opts = [
+        click.option("--queries", type=_path, help="queries.jsonl (n = number of conditions)."),
+        click.option(
+            "--project", type=click.Path(path_type=Path, file_okay=False),
+            help="Project folder: queries and qrels come from its campaign store.",
+        ),
+        click.option(
+            "--run", "runs", multiple=True, required=True, metavar="[NAME=]FILE",
+            help="TREC run file (repeatable); named by its tag unless NAME= is given.",
+        ),
+        click.option("--k", type=click.IntRange(min=1), default=10, show_default=True,
+                     help="Rank cutoff."),
+        click.option(
+            "--ties", type=click.Choice(["file", "trec_eval"]), default="file", show_default=True,
+            help="Equal scores keep run-file order, or trec_eval's doc id descending order.",
+        ),
+        click.option("--seed", type=int, default=11, show_default=True,
+                     help="Seed of the bootstrap and randomization draws."),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
+    ]  # fmt: skip
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+_bootstrap_opt = click.option(
+    "--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
+    help="Exact-family bootstrap replicates (0 = no intervals).",
+)  # fmt: skip
+_pair_opt = click.option(
+    "--pair", "pairs", multiple=True, metavar="BASE:VARIANT",
+    help="A declared contrast between two run names (repeatable).",
+)  # fmt: skip
+_draws_opt = click.option(
+    "--draws", type=click.IntRange(min=1), default=10_000, show_default=True,
+    help="Sign-flip randomization draws per test.",
+)  # fmt: skip
+
+
+@click.group("score")
+def score() -> None:
+    """Score runs: n-Clue Score, Gold Hit, Gold-NDCG, NDCG; contrasts; qrel-revision impact."""
+
+
+@score.command("nclue")
+@_common
+@click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
+@_bootstrap_opt
+@click.option("--per-query", type=_path, help="Write per-query outcomes to this TSV file.")
+def nclue_cmd(
+    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
+    seed: int, as_json: bool, qrels: Path | None, bootstrap: int, per_query: Path | None,
+) -> None:  # fmt: skip
+    """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs."""
+    from evaudit.output import emit_json
+    from scorers.runs import nclue_report, score_runs
+
+    qids, n = _load_queries(queries, project)
+    frame, source = _load_qrels(qrels, project, "--qrels")
+    bound = _bind(qids, n, frame, source, k)
+    scored = score_runs(bound, _load_runs(runs), ties=ties)  # type: ignore[arg-type]
+    rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
+    if per_query is not None:
+        _write_per_query(per_query, bound, scored)
+    emit_json(rep) if as_json else _print_nclue(rep)
+
+
+@score.command("compare")
+@_common
+@click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
+@_pair_opt
+@_draws_opt
+@_bootstrap_opt
+def compare_cmd(
+    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
+    seed: int, as_json: bool, qrels: Path | None, pairs: tuple[str, ...], draws: int,
+    bootstrap: int,
+) -> None:  # fmt: skip
+    """Paired differences, sign-flip p (Holm across pairs), family CIs, common-support ordering."""
+    from evaudit.output import emit_json
+    from scorers.runs import compare_report, score_runs
+
+    if not pairs:
+        raise InputError("no contrast given", hint="pass --pair BASE:VARIANT")
+    qids, n = _load_queries(queries, project)
+    frame, source = _load_qrels(qrels, project, "--qrels")
+    bound = _bind(qids, n, frame, source, k)
+    loaded = _load_runs(runs)
+    pair_list = _parse_pairs(pairs, [r.tag for r in loaded])
+    scored = score_runs(bound, loaded, ties=ties)  # type: ignore[arg-type]
+    rep = compare_report(bound, scored, pair_list, draws=draws, bootstrap=bootstrap, seed=seed)
+    emit_json(rep) if as_json else _print_compare(rep)
+
+
+@score.command("impact")
+@_common
+@click.option("--qrels-before", type=_path, help="Qrels before revision; default: the project's.")
+@click.option("--qrels-after", type=_path, required=True, help="Revised qrels (TREC or JSONL).")
+@_pair_opt
+@_draws_opt
+@click.option(
+    "--metric", type=click.Choice(METRIC_NAMES), default="nclue", show_default=True,
+    help="Metric that orders the systems for ranks and rank movement.",
+)  # fmt: skip
+def impact_cmd(
+    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
+    seed: int, as_json: bool, qrels_before: Path | None, qrels_after: Path, pairs: tuple[str, ...],
+    draws: int, metric: str,
+) -> None:  # fmt: skip
+    """Every run under the qrels before and after a revision, ordering agreement, pair tests."""
+    from evaudit.output import emit_json
+    from scorers.runs import impact_report, label_changes, score_runs
+
+    qids, n = _load_queries(queries, project)
+    fb, sb = _load_qrels(qrels_before, project, "--qrels-before")
+    fa, sa = _load_qrels(qrels_after, None, "--qrels-after")
+    before, after = _bind(qids, n, fb, sb, k), _bind(qids, n, fa, sa, k)
+    loaded = _load_runs(runs)
+    pair_list = _parse_pairs(pairs, [r.tag for r in loaded])
+    sc_b = score_runs(before, loaded, ties=ties)  # type: ignore[arg-type]
+    sc_a = score_runs(after, loaded, ties=ties)  # type: ignore[arg-type]
+    labels = label_changes(qids, n, fb, fa)
+    rep = impact_report(
+        before, after, sc_b, sc_a, labels, pair_list, metric=metric, draws=draws, seed=seed
+    )
+    emit_json(rep) if as_json else _print_impact(rep)
+
+
+COMMANDS: list[click.Command] = [score]
