@@ -1,0 +1,1 @@
+"""Offline annotator packet: one self-contained HTML file."""

@@ -1,0 +1,21 @@
+// Batch driver for the pytest parity checks: reads {"op", "cases"} JSON on stdin, prints results.
+"use strict";
+const tn = require("../../audit_app/static/textnorm.js");
+const gates = require("../../audit_app/offline/gates.js");
+
+const OPS = {
+  normalize: (c) => tn.normalize(c),
+  nontrivial: (c) => tn.isNontrivial(c.quote, c.min_words, c.min_chars),
+  find: (c) => tn.findQuote(c.quote, c.page),
+  in_page: (c) => tn.quoteInPage(c.quote, c.page),
+  check_condition: (c) => gates.checkCondition(c.answer, c.pool, c.rule),
+};
+
+let input = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => (input += d));
+process.stdin.on("end", () => {
+  const { op, cases } = JSON.parse(input);
+  const fn = OPS[op];
+  process.stdout.write(JSON.stringify(cases.map(fn)));
+});
