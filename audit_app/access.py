@@ -1,0 +1,169 @@
+"""People and access: the annotator registry (`annotators.json`) and the admin password.
+
+Tokens are random (`secrets.token_urlsafe(24)`), shown once, and stored only as
+SHA-256 (a 192-bit random token needs no salt or stretching). The admin password
+is stored salted and stretched in `project.json` (see `packet_builder.project`).
+Registry updates hold an exclusive lock so two concurrent `annotator add` calls
+cannot lose each other's entry.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from evaudit.errors import InputError
+from packet_builder.project import Project, now_iso, verify_secret, write_json_atomic
+
+ROLES = ("annotator", "adjudicator")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Annotator:
+    name: str
+    role: str
+    packets: tuple[str, ...]
+    revoked: bool
+    created: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "role": self.role,
+            "packets": list(self.packets),
+            "revoked": self.revoked,
+            "created": self.created,
+        }
+
+
+def token_sha256(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def login_url(token: str, host: str = "127.0.0.1", port: int = 8501) -> str:
+    return f"http://{host}:{port}/?{urlencode({'token': token})}"
+
+
+def read_registry(project: Project) -> dict[str, dict[str, Any]]:
+    path = project.annotators_path
+    if not path.is_file():
+        return {}
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"corrupt annotator registry ({exc.msg})", file=path, line=exc.lineno)
+    people = obj.get("annotators") if isinstance(obj, dict) else None
+    if not isinstance(people, dict):
+        raise InputError("annotator registry has no 'annotators' object", file=path)
+    return people
+
+
+@contextmanager
+def _locked_registry(project: Project) -> Iterator[dict[str, dict[str, Any]]]:
+    """Read-modify-write the registry under an exclusive lock; written atomically on exit."""
+    lock_path = project.root / ".annotators.lock"
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        people = read_registry(project)
+        yield people
+        write_json_atomic(project.annotators_path, {"annotators": people})
+
+
+def _entry(name: str, raw: dict[str, Any]) -> Annotator:
+    return Annotator(
+        name=name,
+        role=str(raw.get("role", "annotator")),
+        packets=tuple(raw.get("packets") or ()),
+        revoked=bool(raw.get("revoked", False)),
+        created=str(raw.get("created", "")),
+    )
+
+
+def add_annotator(
+    project: Project, name: str, packets: list[str], role: str = "annotator"
+) -> tuple[Annotator, str]:
+    """Register a person for packets; returns the entry and the token (shown only now)."""
+    if not _NAME.match(name):
+        raise InputError(
+            f"invalid annotator name {name!r}",
+            hint="use letters, digits, '.', '_' or '-' (at most 64 characters)",
+        )
+    if role not in ROLES:
+        raise InputError(f"invalid role {role!r}", hint="use annotator or adjudicator")
+    if not packets:
+        raise InputError("no packet given", hint="pass --packet NAME (repeatable)")
+    for packet in packets:
+        if not project.packet_path(packet).is_file():
+            raise InputError(
+                f"no packet named {packet!r}",
+                file=project.packet_path(packet),
+                hint="build it with `evaudit packet build` or check the name",
+            )
+    token = secrets.token_urlsafe(24)
+    with _locked_registry(project) as people:
+        if name in people:
+            raise InputError(
+                f"annotator {name!r} already exists",
+                file=project.annotators_path,
+                hint="choose another name (revoked names stay reserved so journals stay unique)",
+            )
+        people[name] = {
+            "role": role,
+            "packets": list(dict.fromkeys(packets)),
+            "token_sha256": token_sha256(token),
+            "revoked": False,
+            "created": now_iso(),
+        }
+        entry = _entry(name, people[name])
+    return entry, token
+
+
+def list_annotators(project: Project) -> list[Annotator]:
+    return [_entry(name, raw) for name, raw in sorted(read_registry(project).items())]
+
+
+def revoke_annotator(project: Project, name: str) -> Annotator:
+    with _locked_registry(project) as people:
+        if name not in people:
+            raise InputError(
+                f"no annotator named {name!r}",
+                file=project.annotators_path,
+                hint="see `evaudit annotator list DIR`",
+            )
+        people[name]["revoked"] = True
+        entry = _entry(name, people[name])
+    return entry
+
+
+def authenticate(project: Project, token: str | None) -> Annotator | None:
+    """The active annotator holding this token, or None (unknown, empty or revoked)."""
+    if not token:
+        return None
+    digest = token_sha256(token)
+    found = None
+    for name, raw in read_registry(project).items():
+        # Compare every entry in constant time so timing says nothing about which matched.
+        if hmac.compare_digest(str(raw.get("token_sha256", "")), digest):
+            found = _entry(name, raw)
+    if found is None or found.revoked:
+        return None
+    return found
+
+
+def check_admin_password(project: Project, password: str | None) -> bool:
+    if not password:
+        return False
+    stored = project.meta().get("admin_password")
+    if not isinstance(stored, dict):
+        return False
+    return verify_secret(password, stored)

@@ -1,0 +1,225 @@
+"""Admin-side tables: packets, progress, the unblinded response table, grades, timelines.
+
+Reads packets, admin keys, the registry and every journal (admin only). Pure
+table building; the Streamlit views in `views.py` only display the results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from audit_app import journal
+from audit_app.access import read_registry
+from audit_app.session import ItemState, Packet, load_packet
+from packet_builder.project import Project
+from policies.gates import check_condition
+from policies.grades import derived_grade
+
+
+def packet_ids(project: Project) -> list[str]:
+    return sorted(p.stem for p in project.packets_dir.glob("*.json"))
+
+
+def read_key(project: Project, packet_id: str) -> dict[str, Any] | None:
+    path = project.key_path(packet_id)
+    if not path.is_file():
+        return None
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def packets_table(project: Project) -> pd.DataFrame:
+    rows = []
+    for pid in packet_ids(project):
+        packet = load_packet(project.packet_path(pid))
+        key = read_key(project, pid)
+        rows.append(
+            {
+                "packet": pid,
+                "kind": packet.kind,
+                "items": len(packet.items),
+                "conditions": sum(len(it["conditions"]) for it in packet.items),
+                "pages": sum(len(c["pages"]) for it in packet.items for c in it["conditions"]),
+                "sha256": packet.sha256[:16],
+                "admin key": "ok"
+                if key and key.get("packet_sha256") == packet.sha256
+                else ("MISMATCH" if key else "missing"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _latest(project: Project, packet: Packet) -> dict[str, dict[str, dict[str, Any]]]:
+    """annotator -> item -> latest line, counting only lines saved on this packet version."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, path in journal.iter_journals(project.journal_dir(packet.packet_id)):
+        lines = [
+            ln
+            for ln in journal.read_journal(path).lines
+            if ln.get("packet_sha256") == packet.sha256
+        ]
+        out[name] = journal.latest_by_item(lines)
+    return out
+
+
+def progress_table(project: Project) -> pd.DataFrame:
+    people = read_registry(project)
+    rows = []
+    for pid in packet_ids(project):
+        packet = load_packet(project.packet_path(pid))
+        latest = _latest(project, packet)
+        names = sorted(
+            {n for n, p in people.items() if pid in (p.get("packets") or [])} | set(latest)
+        )
+        for name in names:
+            items = latest.get(name, {})
+            rows.append(
+                {
+                    "packet": pid,
+                    "annotator": name,
+                    "role": people.get(name, {}).get("role", "?"),
+                    "revoked": bool(people.get(name, {}).get("revoked", False)),
+                    "complete": sum(bool(v.get("complete")) for v in items.values()),
+                    "started": len(items),
+                    "total": len(packet.items),
+                    "last save": max((v["ts"] for v in items.values()), default=""),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _supported(
+    state: ItemState, packet: Packet, item_id: str, key_item: dict[str, Any]
+) -> dict[str, list[int]]:
+    """condition_key -> physical pages of a gate-passing yes (from the admin key)."""
+    out: dict[str, list[int]] = {}
+    for ckey, pool in packet.pools(item_id).items():
+        ans = state.answer(ckey)
+        if ans.answer == "yes" and not check_condition(ans, pool, packet.quote_rule):
+            pages = key_item["conditions"][ckey]["pages"]
+            out[ckey] = [int(pages[p]["page"]) for p in ans.pages]
+    return out
+
+
+def unblinded_table(project: Project, packet_id: str) -> pd.DataFrame:
+    """One row per (annotator, item, condition): the answer joined with the admin key."""
+    packet = load_packet(project.packet_path(packet_id))
+    key = read_key(project, packet_id) or {"items": {}}
+    rows = []
+    for name, items in _latest(project, packet).items():
+        for item_id, line in items.items():
+            kitem = key["items"].get(item_id)
+            if kitem is None:
+                continue
+            state = ItemState.from_line(line)
+            supported = _supported(state, packet, item_id, kitem)
+            n = int(kitem.get("n", len(packet.pools(item_id))))
+            full = len(packet.pools(item_id)) == n
+            grade = derived_grade(n, supported) if full and line.get("complete") else None
+            for ckey in packet.pools(item_id):
+                ans = state.answer(ckey)
+                kcond = kitem["conditions"].get(ckey, {})
+                kpages = kcond.get("pages", {})
+                rows.append(
+                    {
+                        "annotator": name,
+                        "item_id": item_id,
+                        "query_id": kitem.get("query_id"),
+                        "doc_id": kitem.get("doc_id"),
+                        "label": kitem.get("label"),
+                        "qrel grade": kitem.get("grade"),
+                        "derived grade": grade,
+                        "condition": ckey,
+                        "condition_id": kcond.get("condition_id"),
+                        "answer": ans.answer,
+                        "supported": ckey in supported,
+                        "pages": ", ".join(ans.pages),
+                        "page numbers": ", ".join(
+                            str(kpages.get(p, {}).get("page", "?")) for p in ans.pages
+                        ),
+                        "routes": "; ".join(
+                            ",".join(sorted(kpages.get(p, {}).get("routes", {}))) for p in ans.pages
+                        ),
+                        "quotes": " | ".join(ans.quotes.get(p, "") for p in ans.pages),
+                        "complete": bool(line.get("complete")),
+                        "unclear": state.unclear,
+                        "comment": state.comment,
+                        "saved": line.get("ts"),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def grade_confusion(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Counts of (grade by a, grade by b) over items both completed with a derivable grade."""
+    if table.empty:
+        return pd.DataFrame()
+    grades = (
+        table.dropna(subset=["derived grade"])
+        .drop_duplicates(["annotator", "item_id"])
+        .pivot(index="item_id", columns="annotator", values="derived grade")
+    )
+    if a not in grades or b not in grades:
+        return pd.DataFrame()
+    both = grades[[a, b]].dropna().astype(int)
+    top = int(both.max().max()) if len(both) else 0
+    levels = list(range(top + 1))
+    return pd.crosstab(both[a], both[b]).reindex(index=levels, columns=levels, fill_value=0)
+
+
+def progress_timeline(project: Project, packet_id: str) -> pd.DataFrame:
+    """Complete items per annotator after every save (ts, annotator, complete)."""
+    packet = load_packet(project.packet_path(packet_id))
+    rows = []
+    for name, path in journal.iter_journals(project.journal_dir(packet_id)):
+        status: dict[str, bool] = defaultdict(bool)
+        lines = sorted(
+            (
+                ln
+                for ln in journal.read_journal(path).lines
+                if ln.get("packet_sha256") == packet.sha256
+            ),
+            key=lambda ln: ln["seq"],
+        )
+        for ln in lines:
+            status[str(ln["item_id"])] = bool(ln.get("complete"))
+            rows.append({"ts": ln["ts"], "annotator": name, "complete": sum(status.values())})
+    df = pd.DataFrame(rows, columns=["ts", "annotator", "complete"])
+    if not df.empty:
+        df["ts"] = pd.to_datetime(df["ts"], format="ISO8601")
+    return df
+
+
+def journals_bundle(project: Project, packet_id: str) -> bytes:
+    """Every journal line of one packet as JSONL (admin download)."""
+    out: list[bytes] = []
+    for _name, path in journal.iter_journals(project.journal_dir(packet_id)):
+        for line in journal.read_journal(path).lines:
+            out.append(json.dumps(line, ensure_ascii=False, sort_keys=True).encode() + b"\n")
+    return b"".join(out)
+
+
+def revised_artefacts(project: Project) -> list[Path]:
+    """Files under revised/ or decisions/ (whatever the repair/finalize steps have written)."""
+    found: list[Path] = []
+    for sub in ("revised", "decisions"):
+        folder = project.root / sub
+        if folder.is_dir():
+            found.extend(p for p in sorted(folder.rglob("*")) if p.is_file())
+    return found
+
+
+def agreement_summary(project: Project, packet_id: str) -> tuple[dict[str, Any] | None, str]:
+    """Agreement/integrity figures from the scorers when available; else (None, why)."""
+    try:
+        from audit_app.admin.agreement_hook import summary
+    except ImportError:
+        return None, "agreement scorers are not available in this build"
+    try:
+        return summary(project, packet_id), ""
+    except Exception as exc:  # the summary is advisory; never break the admin page
+        return None, f"agreement summary failed: {exc}"

@@ -1,0 +1,202 @@
+"""Pure page-state logic for the annotation screen, testable without Streamlit.
+
+Loading a packet, restoring an annotator's drafts from their own journal,
+resuming at the first incomplete item, navigation, progress, saving one item
+(append + fsync through `audit_app.journal`) and the highlighted page text.
+Nothing here reads the admin key, the campaign store or another person's journal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audit_app import journal
+from evaudit.errors import InputError
+from packet_builder.textnorm import find_quote
+from policies.gates import ConditionAnswer, QuoteRule, check_item, item_complete
+
+PACKET_FORMAT = "evaudit-packet"
+
+
+@dataclass(frozen=True)
+class Packet:
+    """A blinded packet as the annotator sees it, with its SHA-256 identity."""
+
+    packet_id: str
+    kind: str
+    rule: str
+    quote_rule: QuoteRule
+    items: tuple[dict[str, Any], ...]
+    sha256: str
+
+    @property
+    def item_ids(self) -> list[str]:
+        return [str(it["item_id"]) for it in self.items]
+
+    def index_of(self, item_id: str) -> int:
+        return self.item_ids.index(item_id)
+
+    def item(self, item_id: str) -> dict[str, Any]:
+        return self.items[self.index_of(item_id)]
+
+    def pools(self, item_id: str) -> dict[str, dict[str, str]]:
+        """condition_key -> page_key -> displayed text."""
+        return {
+            str(c["condition_key"]): {str(p["page_key"]): str(p["text"]) for p in c["pages"]}
+            for c in self.item(item_id)["conditions"]
+        }
+
+
+def load_packet(path: Path) -> Packet:
+    data = path.read_bytes()
+    try:
+        obj = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"packet is not valid JSON ({exc.msg})", file=path, line=exc.lineno)
+    if not isinstance(obj, dict) or obj.get("format") != PACKET_FORMAT:
+        raise InputError("not an evaudit packet (format must be evaudit-packet)", file=path)
+    rule = obj.get("quote_rule") or {}
+    items = obj.get("items")
+    if not isinstance(items, list):
+        raise InputError("packet has no items list", file=path)
+    return Packet(
+        packet_id=str(obj.get("packet_id", path.stem)),
+        kind=str(obj.get("kind", "initial")),
+        rule=str(obj.get("rule", "")),
+        quote_rule=QuoteRule(int(rule.get("min_words", 3)), int(rule.get("min_chars", 12))),
+        items=tuple(items),
+        sha256=hashlib.sha256(data).hexdigest(),
+    )
+
+
+@dataclass
+class ItemState:
+    """One item's draft: an answer per condition, the unclear flag and its comment."""
+
+    answers: dict[str, ConditionAnswer] = field(default_factory=dict)
+    unclear: bool = False
+    comment: str = ""
+
+    @classmethod
+    def from_line(cls, line: Mapping[str, Any]) -> ItemState:
+        conds = line.get("conditions") or {}
+        return cls(
+            answers={str(k): ConditionAnswer.from_json(v) for k, v in conds.items()},
+            unclear=bool(line.get("unclear", False)),
+            comment=str(line.get("comment") or ""),
+        )
+
+    def answer(self, ckey: str) -> ConditionAnswer:
+        return self.answers.get(ckey, ConditionAnswer())
+
+
+def problems(packet: Packet, item_id: str, state: ItemState) -> dict[str, list[str]]:
+    return check_item(state.answers, packet.pools(item_id), packet.quote_rule)
+
+
+def is_complete(packet: Packet, item_id: str, state: ItemState | None) -> bool:
+    if state is None:
+        return False
+    return item_complete(state.answers, packet.pools(item_id), packet.quote_rule)
+
+
+def record(packet: Packet, annotator: str, item_id: str, state: ItemState) -> dict[str, Any]:
+    """The journal line body (seq and ts are added by `journal.append`)."""
+    pools = packet.pools(item_id)
+    return {
+        "annotator": annotator,
+        "packet_id": packet.packet_id,
+        "packet_sha256": packet.sha256,
+        "item_id": item_id,
+        "conditions": {ck: state.answer(ck).to_json() for ck in pools},
+        "unclear": state.unclear,
+        "comment": state.comment if state.unclear or state.comment else "",
+        "complete": is_complete(packet, item_id, state),
+    }
+
+
+def first_incomplete(packet: Packet, states: Mapping[str, ItemState]) -> int:
+    """Index of the first item that is not complete (0 when every item is complete)."""
+    for idx, item_id in enumerate(packet.item_ids):
+        if not is_complete(packet, item_id, states.get(item_id)):
+            return idx
+    return 0
+
+
+def step(index: int, delta: int, total: int) -> int:
+    """Previous/Next: always live, clamped to the packet."""
+    if total <= 0:
+        return 0
+    return max(0, min(total - 1, index + delta))
+
+
+def progress(packet: Packet, states: Mapping[str, ItemState]) -> tuple[int, int]:
+    done = sum(is_complete(packet, i, states.get(i)) for i in packet.item_ids)
+    return done, len(packet.items)
+
+
+@dataclass
+class AnnotatorSession:
+    """One annotator on one packet: their own journal only."""
+
+    packet: Packet
+    annotator: str
+    journal_path: Path
+    stale_lines: int = 0  # lines saved against another packet hash (ignored)
+
+    @classmethod
+    def open(cls, packets_dir: Path, journals_dir: Path, packet_id: str, annotator: str):
+        packet = load_packet(packets_dir / f"{packet_id}.json")
+        path = journal.journal_path(journals_dir / packet_id, annotator)
+        return cls(packet, annotator, path)
+
+    def restore(self) -> dict[str, ItemState]:
+        """Every saved draft, latest line per item winning."""
+        lines = journal.read_journal(self.journal_path).lines
+        mine = [
+            ln
+            for ln in lines
+            if ln.get("packet_sha256") == self.packet.sha256
+            and ln.get("annotator") == self.annotator
+        ]
+        self.stale_lines = len(lines) - len(mine)
+        known = set(self.packet.item_ids)
+        return {
+            k: ItemState.from_line(v) for k, v in journal.latest_by_item(mine).items() if k in known
+        }
+
+    def save(self, item_id: str, state: ItemState) -> dict[str, Any]:
+        """Append the item's full state and fsync; returns the durable line (with seq, ts)."""
+        return journal.append(
+            self.journal_path, record(self.packet, self.annotator, item_id, state)
+        )
+
+
+def highlight_html(text: str, quote: str | None) -> tuple[str, tuple[int, int] | None]:
+    """Escaped page text with the matched quote wrapped in <mark>; and the match span."""
+    span = find_quote(quote, text) if quote and quote.strip() else None
+    if span is None:
+        return _esc(text), None
+    start, end = span
+    marked = f"{_esc(text[:start])}<mark>{_esc(text[start:end])}</mark>{_esc(text[end:])}"
+    return marked, span
+
+
+def _esc(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+def match_context(text: str, span: tuple[int, int], width: int = 40) -> str:
+    """A one-line snippet around the match, for 'matched here: ...'."""
+    start, end = span
+    left = max(0, start - width)
+    right = min(len(text), end + width)
+    pre = ("…" if left > 0 else "") + text[left:start]
+    post = text[end:right] + ("…" if right < len(text) else "")
+    return " ".join(f"{pre}[{text[start:end]}]{post}".split())
