@@ -1,7 +1,237 @@
-"""CLI commands for this area (filled in by its issue)."""
+"""`evaudit packet ...`: build blinded packets, export them, check for leaks, pool statistics."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import click
 
-COMMANDS: list[click.Command] = []
+from evaudit.output import emit_json, table
+
+ROUTES = "original,selected,lexical,bm25,fuzzy,construction"
+
+
+@click.group("packet")
+def packet() -> None:
+    """Build blinded annotation packets (with a separate admin key) and inspect them."""
+
+
+@packet.command("build")
+@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.option("--name", required=True, help="Packet name (letters, digits, . _ -); must be new.")
+@click.option(
+    "--kind",
+    type=click.Choice(["initial", "adjudication", "challenge"]),
+    default="initial",
+    show_default=True,
+    help="initial: stratified sample; adjudication: a repair queue; challenge: contrast targets.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the salted hashes.")
+@click.option(
+    "--strata",
+    default="release,source,label",
+    show_default=True,
+    help="initial: comma list of stratum fields (release, source, label).",
+)
+@click.option("--per-stratum", type=int, help="initial: pairs per stratum.")
+@click.option("--total", type=int, help="initial: total pairs, allocated proportionally.")
+@click.option("--one-per-query", is_flag=True, help="initial: at most one pair per query.")
+@click.option(
+    "--pages-per-condition",
+    type=int,
+    default=3,
+    show_default=True,
+    help="initial: pages shown per condition.",
+)
+@click.option("--min-pages", type=int, default=6, show_default=True, help="adjudication/challenge.")
+@click.option("--max-pages", type=int, default=9, show_default=True, help="adjudication/challenge.")
+@click.option(
+    "--queue",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="adjudication: queue JSON from `evaudit repair plan --queue-out`.",
+)
+@click.option("--base", help="challenge: base run name (as loaded).")
+@click.option("--variant", help="challenge: variant run name (as loaded).")
+@click.option("--k", "k", type=int, default=10, show_default=True, help="challenge: NDCG cutoff.")
+@click.option("--controls", type=int, default=25, show_default=True, help="challenge: controls.")
+@click.option("--routes", default=ROUTES, show_default=True, help="Comma list of pool routes.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def build_cmd(
+    project_dir: str,
+    name: str,
+    kind: str,
+    seed: int,
+    strata: str,
+    per_stratum: int | None,
+    total: int | None,
+    one_per_query: bool,
+    pages_per_condition: int,
+    min_pages: int,
+    max_pages: int,
+    queue: Path | None,
+    base: str | None,
+    variant: str | None,
+    k: int,
+    controls: int,
+    routes: str,
+    as_json: bool,
+) -> None:
+    """Build packet NAME in project DIR: the blinded packet and its admin key.
+
+    Writes packets/NAME.json and keys/NAME.key.json and registers both in the
+    store; refuses (writing nothing) on any error or leak.
+    """
+    from packet_builder.build import BuildSpec, build
+    from packet_builder.project import open_project
+
+    spec = BuildSpec(
+        name=name,
+        kind=kind,
+        seed=seed,
+        strata=[s.strip() for s in strata.split(",") if s.strip()],
+        per_stratum=per_stratum,
+        total=total,
+        one_per_query=one_per_query,
+        pages_per_condition=pages_per_condition,
+        min_pages=min_pages,
+        max_pages=max_pages,
+        queue=queue,
+        base=base,
+        variant=variant,
+        k=k,
+        controls=controls,
+        routes=[r.strip() for r in routes.split(",") if r.strip()],
+        quiet=as_json,
+    )
+    result = build(open_project(project_dir), spec)
+    out = result.to_json()
+    if as_json:
+        emit_json(out)
+        return
+    if result.summary:
+        headers = list(result.summary[0].keys())
+        click.echo(table([list(r.values()) for r in result.summary], headers))
+    click.echo(
+        f"built {out['name']} ({out['kind']}): {out['n_items']} items, {out['conditions']} "
+        f"conditions, {out['page_contexts']} page contexts\n"
+        f"  packet {out['path']} sha256 {out['sha256']}\n  key    {out['key_path']}"
+    )
+
+
+@packet.command("export")
+@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.argument("name")
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Output file."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "html"]),
+    default="json",
+    show_default=True,
+    help="json: the packet bytes; html: the self-contained offline packet.",
+)
+@click.option("--annotator", help="html: the annotator the offline packet is for.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def export_cmd(
+    project_dir: str, name: str, out: Path, fmt: str, annotator: str | None, as_json: bool
+) -> None:
+    """Write packet NAME (never its admin key) to --out."""
+    from packet_builder.packets import export
+    from packet_builder.project import open_project
+
+    result = export(open_project(project_dir), name, out, fmt, annotator)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(f"wrote {result['out']} ({fmt}, packet sha256 {result['sha256']})")
+
+
+@packet.command("check")
+@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def check_cmd(project_dir: str, name: str, as_json: bool) -> None:
+    """Scan packet NAME for admin-key values; exit 1 on any leak."""
+    from packet_builder.packets import check
+    from packet_builder.project import open_project
+
+    report = check(open_project(project_dir), name)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for leak in report.leaks:
+            click.echo(f"LEAK {leak['kind']} {leak['value']!r} at {leak['where']}")
+        click.echo(f"{len(report.leaks)} leaks in {report.checked_strings} strings")
+    if report.leaks:
+        sys.exit(1)
+
+
+@packet.command("stats")
+@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def stats_cmd(project_dir: str, name: str, as_json: bool) -> None:
+    """Pool composition of packet NAME (route memberships are nonexclusive)."""
+    from packet_builder.history import read_key
+    from packet_builder.packets import packet_row
+    from packet_builder.pool_stats import pool_stats
+    from packet_builder.project import open_project
+
+    project = open_project(project_dir)
+    packet_row(project, name)
+    stats = pool_stats(read_key(project, name))
+    if as_json:
+        emit_json(stats)
+        return
+    ppc = stats["pages_per_condition"]
+    rows = [
+        ["Pairs / conditions", f"{stats['pairs']} / {stats['conditions']}"],
+        ["Displayed page contexts", stats["page_contexts"]],
+        [
+            "Pages per condition (min / mean / max)",
+            f"{ppc['min']} / {ppc['mean']:.2f} / {ppc['max']}",
+        ],
+    ] + [[f"{r} memberships", n] for r, n in stats["route_memberships"].items()]
+    click.echo(table(rows, ["Candidate-pool statistic", "Count"]))
+
+
+@packet.command("recall")
+@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def recall_cmd(project_dir: str, name: str, as_json: bool) -> None:
+    """Held-out recall: known positive pages recovered without the selected/construction routes."""
+    from packet_builder.pool_stats import held_out_recall
+    from packet_builder.project import open_project
+
+    result = held_out_recall(open_project(project_dir), name).to_json()
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(table([[k, v] for k, v in result.items()], ["held-out check", "count"]))
+
+
+@packet.command("list")
+@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def list_cmd(project_dir: str, as_json: bool) -> None:
+    """Registered packets, oldest first, with their SHA-256."""
+    from packet_builder.packets import list_packets
+    from packet_builder.project import open_project
+
+    rows = list_packets(open_project(project_dir))
+    if as_json:
+        emit_json({"packets": [r.to_json() for r in rows]})
+        return
+    click.echo(
+        table(
+            [[r.name, r.kind, r.n_items, r.sha256[:16], r.created_at] for r in rows],
+            ["name", "kind", "items", "sha256", "created"],
+        )
+    )
+
+
+COMMANDS: list[click.Command] = [packet]

@@ -1,0 +1,103 @@
+"""Read the benchmark and the page corpus out of the campaign store (the builder's input edge)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from packet_builder.records import Condition, Query
+from packet_builder.routes.base import Corpus
+
+
+@dataclass
+class Benchmark:
+    queries: dict[str, Query]
+    qrels: dict[tuple[str, str], int]  # nonzero grades
+    evidence: list[tuple[str, str, str, int]]
+    files: dict[str, str]  # doc_id -> file name of its source (admin key only)
+    n_pages: dict[str, int]  # doc_id -> pages in the store
+
+
+def _json_list(text: str | None) -> tuple[str, ...]:
+    if not text:
+        return ()
+    value = json.loads(text)
+    return tuple(str(v) for v in value) if isinstance(value, list) else (str(value),)
+
+
+def read_benchmark(con: duckdb.DuckDBPyConnection) -> Benchmark:
+    conds: dict[str, list[Condition]] = {}
+    for row in con.execute(
+        "SELECT query_id, condition_id, name, requirement, counts, does_not_count, note, aliases "
+        "FROM conditions ORDER BY query_id, position"
+    ).fetchall():
+        conds.setdefault(row[0], []).append(
+            Condition(
+                condition_id=row[1],
+                name=row[2] or "",
+                requirement=row[3] or "",
+                counts=_json_list(row[4]),
+                does_not_count=_json_list(row[5]),
+                note=row[6] or "",
+                aliases=_json_list(row[7]),
+            )
+        )
+    queries = {
+        qid: Query(qid, text or "", tuple(conds.get(qid, ())), release or "", source or "")
+        for qid, text, release, source in con.execute(
+            "SELECT query_id, text, release, source FROM queries ORDER BY position"
+        ).fetchall()
+    }
+    qrels = {
+        (q, d): int(g)
+        for q, d, g in con.execute("SELECT query_id, doc_id, grade FROM qrels").fetchall()
+        if g
+    }
+    evidence = [
+        (q, d, c, int(p))
+        for q, d, c, p in con.execute(
+            "SELECT query_id, doc_id, condition_id, page FROM evidence ORDER BY ALL"
+        ).fetchall()
+    ]
+    files: dict[str, str] = {}
+    for doc_id, source_path in con.execute("SELECT doc_id, source_path FROM documents").fetchall():
+        files[doc_id] = Path(source_path).name if source_path else ""
+    n_pages = {
+        d: int(n)
+        for d, n in con.execute(
+            "SELECT doc_id, count(*) FROM pages WHERE length(trim(coalesce(text, ''))) > 0 "
+            "GROUP BY doc_id"
+        ).fetchall()
+    }
+    return Benchmark(queries, qrels, evidence, files, n_pages)
+
+
+def iter_pages(con: duckdb.DuckDBPyConnection) -> Iterator[tuple[str, int, str]]:
+    cur = con.execute("SELECT doc_id, page, text FROM pages ORDER BY doc_id, page")
+    while batch := cur.fetchmany(10_000):
+        yield from ((d, int(p), t or "") for d, p, t in batch)
+
+
+def read_corpus(con: duckdb.DuckDBPyConnection) -> Corpus:
+    """Every page (BM25 statistics are corpus-wide); `Corpus.shown_pages` skips empty ones."""
+    return Corpus.from_rows(iter_pages(con))
+
+
+def read_run(con: duckdb.DuckDBPyConnection, run_name: str) -> dict[str, list[str]]:
+    """query_id -> doc_ids best first (score descending, then rank, then file order)."""
+    out: dict[str, list[str]] = {}
+    for q, d in con.execute(
+        "SELECT query_id, doc_id FROM runs WHERE run_name = ? "
+        "ORDER BY query_id, score DESC, rank, position",
+        [run_name],
+    ).fetchall():
+        out.setdefault(q, []).append(d)
+    return out
+
+
+def run_names(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [r[0] for r in con.execute("SELECT DISTINCT run_name FROM runs ORDER BY 1").fetchall()]

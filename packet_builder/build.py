@@ -1,0 +1,364 @@
+"""`packet build`: select pairs (initial / adjudication / challenge), pool pages, blind, register.
+
+Everything is built in memory first; `packets.register` then writes the packet,
+the key and the store row all-or-nothing. No timestamp enters the packet or the
+key (the store row has `created_at`), so the same project state, name and seed
+give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaudit.errors import InputError, InputErrors
+from evaudit.output import progress
+from packet_builder import history, store
+from packet_builder.benchmark_view import (
+    Benchmark,
+    read_benchmark,
+    read_corpus,
+    read_run,
+    run_names,
+)
+from packet_builder.blinding import BuiltCondition, BuiltItem, blind
+from packet_builder.challenge import promotions, split_targets
+from packet_builder.packets import PacketRow, check_name, earlier_packets, register
+from packet_builder.pools import build_pool
+from packet_builder.project import Project
+from packet_builder.records import Condition, Query
+from packet_builder.routes.base import ROUTE_NAMES, Corpus, Route, Target
+from packet_builder.routes.bm25 import BM25Index, BM25Route
+from packet_builder.routes.construction import construction_route
+from packet_builder.routes.fuzzy import FuzzyRoute
+from packet_builder.routes.lexical import LexicalRoute
+from packet_builder.routes.original import original_route
+from packet_builder.routes.selected import selected_route
+from packet_builder.sampling import Candidate, salt_for, salted_hash, sample, summary_table
+
+KINDS = ("initial", "adjudication", "challenge")
+QUEUE_FORMAT = "evaudit-adjudication-queue"
+
+
+@dataclass
+class BuildSpec:
+    name: str
+    kind: str = "initial"
+    seed: int = 0
+    strata: Sequence[str] = ("release", "source", "label")
+    per_stratum: int | None = None
+    total: int | None = None
+    one_per_query: bool = False
+    pages_per_condition: int = 3
+    min_pages: int = 6
+    max_pages: int = 9
+    queue: Path | None = None
+    base: str | None = None
+    variant: str | None = None
+    k: int = 10
+    controls: int = 25
+    routes: Sequence[str] = ROUTE_NAMES
+    quiet: bool = False
+
+    def page_bounds(self) -> tuple[int, int]:
+        if self.kind == "initial":
+            return self.pages_per_condition, self.pages_per_condition
+        return self.min_pages, self.max_pages
+
+    def params(self) -> dict[str, Any]:
+        lo, hi = self.page_bounds()
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "seed": self.seed,
+            "salt": salt_for(self.seed),
+            "min_pages": lo,
+            "max_pages": hi,
+            "routes": list(self.routes),
+        }
+        if self.kind == "initial":
+            out.update(strata=list(self.strata), per_stratum=self.per_stratum, total=self.total)
+            out["one_per_query"] = self.one_per_query
+        elif self.kind == "adjudication":
+            out["queue"] = self.queue.name if self.queue else None
+        else:
+            out.update(base=self.base, variant=self.variant, k=self.k, controls=self.controls)
+        return out
+
+
+# (query, doc, grade, order hash, condition ids to judge, status, extra key fields)
+Pair = tuple[Query, str, int, str, list[str], str | None, dict[str, Any]]
+
+
+@dataclass
+class Selection:
+    """The pairs to judge and, for initial packets, the sampling record."""
+
+    pairs: list[Pair]
+    sampling: dict[str, Any] | None = None
+    summary: list[dict[str, object]] = field(default_factory=list)
+
+
+@dataclass
+class BuildResult:
+    row: PacketRow
+    packet: dict[str, Any]
+    key: dict[str, Any]
+    summary: list[dict[str, object]]
+
+    def to_json(self) -> dict[str, Any]:
+        conds = [c for it in self.packet["items"] for c in it["conditions"]]
+        return {
+            **self.row.to_json(),
+            "conditions": len(conds),
+            "page_contexts": sum(len(c["pages"]) for c in conds),
+            "allocation": (self.key.get("sampling") or {}).get("allocation"),
+            "summary": self.summary,
+        }
+
+
+def _check_spec(spec: BuildSpec) -> None:
+    if spec.kind not in KINDS:
+        raise InputError(f"unknown packet kind {spec.kind!r}", hint=f"use {', '.join(KINDS)}")
+    unknown = [r for r in spec.routes if r not in ROUTE_NAMES]
+    if unknown or not spec.routes:
+        raise InputError(
+            f"unknown route(s): {', '.join(unknown) or '(none given)'}",
+            hint=f"choose from {','.join(ROUTE_NAMES)}",
+        )
+    lo, hi = spec.page_bounds()
+    if lo < 1 or hi < lo:
+        raise InputError(f"bad page bounds min {lo} / max {hi}", hint="need 1 <= min <= max")
+    if spec.kind == "adjudication" and spec.queue is None:
+        raise InputError("--kind adjudication needs --queue QUEUE.json")
+    if spec.kind == "challenge" and not (spec.base and spec.variant):
+        raise InputError("--kind challenge needs --base RUN and --variant RUN")
+    if spec.kind == "challenge" and (spec.k < 1 or spec.controls < 0):
+        raise InputError("--k must be >= 1 and --controls >= 0")
+
+
+def select_initial(spec: BuildSpec, bench: Benchmark, salt: str) -> Selection:
+    candidates = [
+        Candidate(q, d, g, bench.queries[q].n, bench.queries[q].release, bench.queries[q].source)
+        for (q, d), g in sorted(bench.qrels.items())
+        if g >= 1 and q in bench.queries
+    ]
+    s = sample(
+        candidates,
+        salt,
+        spec.strata,
+        per_stratum=spec.per_stratum,
+        total=spec.total,
+        one_per_query=spec.one_per_query,
+    )
+    pairs: list[Pair] = [
+        (
+            bench.queries[c.query_id],
+            c.doc_id,
+            c.grade,
+            s.hashes[c.pair_id],
+            [x.condition_id for x in bench.queries[c.query_id].conditions],
+            None,
+            {},
+        )
+        for c in s.selected
+    ]
+    sampling = {
+        "candidates": s.hashes,
+        "allocation": s.allocation,
+        "selection_sha256": s.selection_sha256,
+    }
+    return Selection(pairs, sampling, summary_table(s.selected))
+
+
+def read_queue(path: Path, bench: Benchmark) -> list[dict[str, Any]]:
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError("queue file not found", file=path) from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg})", file=path, line=exc.lineno) from exc
+    if not isinstance(obj, dict) or obj.get("format") != QUEUE_FORMAT:
+        raise InputError(
+            f"not an adjudication queue (format must be {QUEUE_FORMAT!r})",
+            file=path,
+            hint="produce it with `evaudit repair plan --queue-out`",
+        )
+    pairs = obj.get("pairs")
+    if not isinstance(pairs, list) or not pairs:
+        raise InputError("the queue has no pairs", file=path)
+    problems: list[InputError] = []
+    seen: set[tuple[str, str]] = set()
+    for i, p in enumerate(pairs):
+        where = f"pairs[{i}]"
+        if not isinstance(p, dict):
+            problems.append(InputError(f"{where} is not an object", file=path))
+            continue
+        q, d, unresolved = p.get("query_id"), p.get("doc_id"), p.get("unresolved")
+        if q not in bench.queries:
+            problems.append(InputError(f"{where}: unknown query_id {q!r}", file=path))
+            continue
+        if (q, d) in seen:
+            problems.append(InputError(f"{where}: pair {q} / {d} is queued twice", file=path))
+        seen.add((str(q), str(d)))
+        known = {c.condition_id for c in bench.queries[q].conditions}
+        if not isinstance(unresolved, list) or not unresolved:
+            problems.append(InputError(f"{where}: 'unresolved' must list condition ids", file=path))
+        elif bad := [c for c in unresolved if c not in known]:
+            problems.append(
+                InputError(
+                    f"{where}: condition(s) {', '.join(map(str, bad))} not in query {q}",
+                    file=path,
+                    hint=f"known: {', '.join(sorted(known))}",
+                )
+            )
+    if problems:
+        raise InputErrors(problems)
+    return pairs
+
+
+def select_adjudication(spec: BuildSpec, bench: Benchmark, salt: str) -> Selection:
+    assert spec.queue is not None
+    pairs: list[Pair] = []
+    for p in read_queue(spec.queue, bench):
+        q, d = str(p["query_id"]), str(p["doc_id"])
+        query = bench.queries[q]
+        wanted = set(p["unresolved"])
+        judge = [c.condition_id for c in query.conditions if c.condition_id in wanted]
+        extra = {
+            "reason": p.get("reason"),
+            "unresolved": judge,
+            "locked": list(p.get("locked") or []),
+        }
+        pairs.append(
+            (query, d, bench.qrels.get((q, d), 0), salted_hash(salt, q, d), judge, None, extra)
+        )
+    return Selection(pairs)
+
+
+def select_challenge(
+    spec: BuildSpec, bench: Benchmark, salt: str, runs: dict[str, dict[str, list[str]]]
+) -> Selection:
+    assert spec.base and spec.variant
+    n = {q: query.n for q, query in bench.queries.items()}
+    promos = promotions(bench.qrels, n, runs[spec.base], runs[spec.variant], spec.k)
+    targets, neutral = split_targets(promos)
+    neutral.sort(key=lambda p: salted_hash(salt, "control", p.query_id, p.doc_id))
+    if len(neutral) < spec.controls:
+        raise InputError(
+            f"only {len(neutral)} neutral judged pairs in the top-{spec.k} union for "
+            f"{spec.controls} controls",
+            hint="lower --controls",
+        )
+    if not targets:
+        raise InputError(
+            f"no judged subset in the top-{spec.k} union can reduce the "
+            f"{spec.variant} - {spec.base} contrast",
+            hint="check the runs, or raise --k",
+        )
+    pairs: list[Pair] = []
+    for status, group in (("target", targets), ("control", neutral[: spec.controls])):
+        for p in group:
+            query = bench.queries[p.query_id]
+            extra = {"contrast_before": p.before, "contrast_after": p.after}
+            ids = [c.condition_id for c in query.conditions]
+            h = salted_hash(salt, p.query_id, p.doc_id)
+            pairs.append((query, p.doc_id, p.grade, h, ids, status, extra))
+    summary = [
+        {"status": "target", "pairs": len(targets)},
+        {"status": "control", "pairs": min(spec.controls, len(neutral))},
+    ]
+    return Selection(pairs, summary=summary)
+
+
+def make_routes(
+    names: Sequence[str], corpus: Corpus, bench: Benchmark, project: Project, before: list[str]
+) -> list[Route]:
+    routes: list[Route] = []
+    for name in names:
+        if name == "original":
+            routes.append(original_route(history.shown_pages(project, before)))
+        elif name == "selected":
+            routes.append(selected_route(history.selected_pages(project, before)))
+        elif name == "lexical":
+            routes.append(LexicalRoute(corpus))
+        elif name == "bm25":
+            routes.append(BM25Route(corpus, BM25Index.from_corpus(corpus)))
+        elif name == "fuzzy":
+            routes.append(FuzzyRoute(corpus))
+        elif name == "construction":
+            routes.append(construction_route(bench.evidence))
+    return routes
+
+
+def target_for(query: Query, doc_id: str, cond: Condition) -> Target:
+    return Target(
+        query.query_id, doc_id, cond.condition_id, cond.name, cond.requirement, cond.aliases
+    )
+
+
+def build(project: Project, spec: BuildSpec) -> BuildResult:
+    _check_spec(spec)
+    check_name(project, spec.name)
+    salt = salt_for(spec.seed)
+    with store.connect(project.store_path, read_only=True) as con:
+        bench = read_benchmark(con)
+        known_runs = run_names(con)
+        runs: dict[str, dict[str, list[str]]] = {}
+        if spec.kind == "challenge":
+            for run in (spec.base, spec.variant):
+                if run not in known_runs:
+                    raise InputError(
+                        f"unknown run {run!r}",
+                        file=project.store_path,
+                        hint=f"loaded runs: {', '.join(known_runs) or 'none'}",
+                    )
+                runs[str(run)] = read_run(con, str(run))
+        if spec.kind == "initial":
+            selection = select_initial(spec, bench, salt)
+        elif spec.kind == "adjudication":
+            selection = select_adjudication(spec, bench, salt)
+        else:
+            selection = select_challenge(spec, bench, salt, runs)
+        corpus = read_corpus(con)
+    missing = sorted({d for _q, d, *_ in selection.pairs if not corpus.shown_pages(d)})
+    if missing:
+        raise InputErrors(
+            [
+                InputError(
+                    f"document {d!r} has no page text",
+                    file=project.store_path,
+                    hint="ingest the document (or its OCR) before building packets",
+                )
+                for d in missing
+            ]
+        )
+    routes = make_routes(spec.routes, corpus, bench, project, earlier_packets(project))
+    construction = construction_route(bench.evidence)
+    lo, hi = spec.page_bounds()
+    items: list[BuiltItem] = []
+    for query, doc_id, grade, order_hash, judge, status, extra in progress(
+        selection.pairs, desc="pools", quiet=spec.quiet
+    ):
+        shown = corpus.shown_pages(doc_id)
+        conds = []
+        for pos, cond in enumerate(query.conditions, start=1):
+            if cond.condition_id not in judge:
+                continue
+            target = target_for(query, doc_id, cond)
+            pool = build_pool(target, routes, shown, lo, hi)
+            cpages = [p for p, _ in construction.rank(target)]
+            conds.append(BuiltCondition(f"C{pos}", cond, pool, cpages))
+        items.append(
+            BuiltItem(
+                query, doc_id, grade, order_hash, conds, bench.files.get(doc_id, ""), status, extra
+            )
+        )
+    params = spec.params()
+    packet, key = blind(
+        spec.name, spec.kind, items, salt, corpus.page_text, params, selection.sampling
+    )
+    row = register(project, packet, key, params)
+    return BuildResult(row, packet, key, selection.summary)

@@ -1,0 +1,141 @@
+"""The shared route interface, the page corpus and the one tokenizer every route uses."""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from packet_builder.textnorm import _TRANSLATE
+
+# Fixed order: pool statistics, the admin key and the docs list routes in this order.
+ROUTE_NAMES = ("original", "selected", "lexical", "bm25", "fuzzy", "construction")
+
+# (page number, route score), best first.
+Ranking = list[tuple[int, float]]
+
+_LINE_BREAKS = "\n\r\u2028\u2029\x0b\x0c\x85"
+# A hyphen after a letter/digit, then whitespace containing a line break, then a letter.
+_HYPHEN_BREAK = re.compile(rf"(?<=[^\W_])-[^\S{_LINE_BREAKS}]*[{_LINE_BREAKS}]\s*(?=[^\W\d_])")
+_SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
+
+
+def fast_normalize(text: str) -> str:
+    """`textnorm.normalize` on whole strings (regex, no offset map), for indexing many pages.
+
+    Same steps: drop soft hyphens, NFKC, case fold, unify quotes/dashes, join
+    hyphenated line breaks, collapse whitespace. A test checks it against
+    `textnorm.normalize` on the shared vectors and on generated text.
+    """
+    text = unicodedata.normalize("NFKC", text.replace("\u00ad", "")).casefold()
+    text = _HYPHEN_BREAK.sub("", text.translate(_TRANSLATE))
+    return _SPACES.sub(" ", text).strip()
+
+
+def words(normalized: str) -> list[str]:
+    """Split already-normalized text into \\w+ tokens."""
+    return _WORD.findall(normalized)
+
+
+def tokenize(text: str) -> list[str]:
+    """The one tokenizer of the BM25 route and its rank_bm25 cross-check: normalize, \\w+ split."""
+    return _WORD.findall(fast_normalize(text))
+
+
+@dataclass(frozen=True)
+class Target:
+    """One (query, document, condition) whose candidate pages a route ranks."""
+
+    query_id: str
+    doc_id: str
+    condition_id: str
+    name: str
+    requirement: str = ""
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.query_id, self.doc_id, self.condition_id)
+
+    def phrases(self) -> list[str]:
+        """Normalized name and aliases, deduplicated, longest first (for regex alternation)."""
+        seen = {fast_normalize(p) for p in (self.name, *self.aliases)}
+        return sorted((p for p in seen if p), key=lambda p: (-len(p), p))
+
+
+class Route(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def rank(self, target: Target) -> Ranking:
+        """Pages of `target.doc_id` this route retrieves, best first."""
+        ...
+
+
+@dataclass
+class Corpus:
+    """All pages, sorted by (doc_id, page), so one document's pages are one row range."""
+
+    doc_ids: list[str]
+    pages: list[int]
+    texts: list[str]
+    norm: list[str] = field(init=False)
+    _starts: dict[str, tuple[int, int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.norm = [fast_normalize(t) for t in self.texts]
+        self._starts = {}
+        for i, doc in enumerate(self.doc_ids):
+            start, _ = self._starts.get(doc, (i, i))
+            self._starts[doc] = (start, i + 1)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[tuple[str, int, str]]) -> Corpus:
+        ordered = sorted(rows, key=lambda r: (r[0], r[1]))
+        return cls([r[0] for r in ordered], [r[1] for r in ordered], [r[2] or "" for r in ordered])
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    def rows(self, doc_id: str) -> range:
+        start, end = self._starts.get(doc_id, (0, 0))
+        return range(start, end)
+
+    def doc_pages(self, doc_id: str) -> list[int]:
+        return [self.pages[i] for i in self.rows(doc_id)]
+
+    def shown_pages(self, doc_id: str) -> list[int]:
+        """Pages that can be displayed: those with some text after normalization."""
+        return [self.pages[i] for i in self.rows(doc_id) if self.norm[i]]
+
+    def page_text(self, doc_id: str, page: int) -> str:
+        rows = self.rows(doc_id)
+        idx = bisect.bisect_left(self.pages, page, rows.start, rows.stop)
+        if idx >= rows.stop or self.pages[idx] != page:
+            raise KeyError((doc_id, page))
+        return self.texts[idx]
+
+
+def ranking_from_scores(scores: Mapping[int, float]) -> Ranking:
+    """Best score first; ties by page number so every ranking is deterministic."""
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+@dataclass(frozen=True)
+class PageListRoute:
+    """A route that replays known page lists: (query, doc, condition) -> {page: score}."""
+
+    name: str
+    table: Mapping[tuple[str, str, str], Mapping[int, float]]
+
+    def rank(self, target: Target) -> Ranking:
+        return ranking_from_scores(self.table.get(target.key, {}))
+
+
+def restrict(ranking: Ranking, allowed: Sequence[int]) -> Ranking:
+    keep = set(allowed)
+    return [(p, s) for p, s in ranking if p in keep]
