@@ -1,0 +1,96 @@
+"""File edge of the ROP scorer: read a declaration and the files it references, write bundles.
+
+The evaluator in `scorers.rop` is pure; this module does the reading (paths in
+a declaration are relative to the declaration file) and the all-or-nothing
+writing of generated declaration bundles.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from evaudit.errors import InputError
+from scorers.rop.declaration import parse_declaration_json, referenced_paths
+
+
+def read_declaration_bundle(path: str | Path) -> tuple[bytes, dict[str, bytes | None], str]:
+    """(declaration bytes, {relative path: bytes or None if unreadable}, display name)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(
+            "declaration file not found", file=path, hint="check the path", exit_code=3
+        )
+    data = path.read_bytes()
+    raw, _ = parse_declaration_json(data, str(path))
+    files: dict[str, bytes | None] = {}
+    for rel in referenced_paths(raw).values():
+        target = path.parent / rel
+        try:
+            files[rel] = target.read_bytes()
+        except OSError:
+            files[rel] = None
+    return data, files, str(path)
+
+
+def read_jsonl_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; bad lines raise InputError."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", file=path, hint="check the path")
+    with path.open("rb") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise InputError(
+                    f"malformed JSON ({exc})",
+                    file=path,
+                    line=lineno,
+                    hint="one JSON object per line",
+                ) from exc
+            if not isinstance(obj, dict):
+                raise InputError("expected a JSON object", file=path, line=lineno)
+            yield lineno, obj
+
+
+def read_json_file(path: str | Path) -> Any:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", file=path, hint="check the path")
+    try:
+        return json.loads(path.read_bytes())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"malformed JSON ({exc})", file=path, hint="fix the JSON") from exc
+
+
+def write_bundle(out_dir: str | Path, files: Mapping[str, bytes]) -> list[Path]:
+    """Write every file or none: stage in a temporary folder beside `out_dir`, then move."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a folder", file=out, hint="choose another --out")
+    clash = [name for name in files if (out / name).exists()]
+    if clash:
+        raise InputError(
+            f"would overwrite {clash[0]}", file=out, hint="choose an empty or new --out folder"
+        )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=".rop-") as tmp:
+        for name, data in files.items():
+            staged = Path(tmp) / name
+            with staged.open("wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        out.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            os.replace(Path(tmp) / name, out / name)
+            written.append(out / name)
+    return written

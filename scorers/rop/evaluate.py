@@ -1,0 +1,171 @@
+"""The reference ROP evaluator: one verdict per observed record, one status per run.
+
+Pure: takes the declaration bytes and the bytes of the files it references.
+Population accounting follows seed 000 Appendix A: every expected id is either
+observed or MISSING; malformed, duplicate and unexpected observations are listed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scorers.rop.columns import RecordColumns, parse_records
+from scorers.rop.declaration import Validation, validate
+from scorers.rop.membership import assign_verdicts
+from scorers.rop.verdicts import (
+    DECLARATION_INVALID,
+    EXIT_CODES,
+    HARD_MODE,
+    HISTOGRAM_KEYS,
+    MISSING,
+    NOT_APPLICABLE,
+    RECORD_VERDICTS,
+)
+
+
+@dataclass
+class RopResult:
+    run_status: str
+    record_verdicts: dict[str, str]
+    histogram: dict[str, int]
+    missing_record_ids: list[str]
+    duplicate_record_ids: list[str]
+    unexpected_record_ids: list[str]
+    malformed_record_ids: list[str]
+    pass_fraction: float | None
+    evaluable_records: int
+    declaration_id: str | None = None
+    mode: str | None = None
+    expected_records: int | None = None
+    observed_records: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.run_status]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_status": self.run_status,
+            "record_verdicts": self.record_verdicts,
+            "histogram": self.histogram,
+            "missing_record_ids": self.missing_record_ids,
+            "duplicate_record_ids": self.duplicate_record_ids,
+            "unexpected_record_ids": self.unexpected_record_ids,
+            "malformed_record_ids": self.malformed_record_ids,
+            "pass_fraction": self.pass_fraction,
+            "evaluable_records": self.evaluable_records,
+            "declaration_id": self.declaration_id,
+            "mode": self.mode,
+            "expected_records": self.expected_records,
+            "observed_records": self.observed_records,
+            "problems": self.problems,
+        }
+
+
+def run_status(
+    *,
+    valid: bool,
+    hard: bool,
+    expected_verdicts: list[str] | np.ndarray,
+    missing: int,
+    malformed: int,
+    duplicates: int,
+    unexpected: int,
+) -> str:
+    """Table 12 in order; `expected_verdicts` holds the verdict names of expected rows."""
+    if not valid:
+        return "RUN_INVALID"
+    if not hard:
+        return "NOT_APPLICABLE"
+    if malformed or duplicates or unexpected:
+        return "RUN_INVALID"
+    present = set(np.asarray(expected_verdicts, dtype=object).tolist())
+    if "FAIL" in present:
+        return "RUN_FAIL"
+    if missing or present & {"SELECTOR_ERROR", "RESOLUTION_ERROR", "UNVERIFIABLE"}:
+        return "RUN_UNVERIFIABLE"
+    return "RUN_PASS"
+
+
+def evaluate(data: bytes, files: Mapping[str, bytes | None], name: str) -> RopResult:
+    """Evaluate a declaration (`data`) against its referenced files (`files`: path -> bytes)."""
+    check = validate(data, files, name)
+    decl = check.declaration
+    records = check.records
+    cols: RecordColumns | None = None
+    if records is not None:
+        cols = parse_records(records, check.id_path, decl if _hard(check) else None)
+    n = cols.n if cols is not None else 0
+    if decl is None:
+        codes = np.full(n, DECLARATION_INVALID, dtype=np.int8)
+    elif decl.mode != HARD_MODE:
+        codes = np.full(n, NOT_APPLICABLE, dtype=np.int8)
+    else:
+        assert cols is not None
+        codes = assign_verdicts(cols, decl.resolver, decl.cutoff, decl.membership)
+    return _account(check, cols, codes)
+
+
+def _hard(check: Validation) -> bool:
+    return check.declaration is not None and check.declaration.mode == HARD_MODE
+
+
+def _account(check: Validation, cols: RecordColumns | None, codes: np.ndarray) -> RopResult:
+    ids = cols.record_ids if cols is not None else []
+    names = np.asarray(RECORD_VERDICTS, dtype=object)[codes]
+    record_verdicts: dict[str, str] = {}
+    for rid, verdict in zip(ids, names.tolist(), strict=True):
+        record_verdicts.setdefault(rid, verdict)  # a duplicate keeps its first verdict
+    counts = Counter(ids)
+    duplicates = sorted(r for r, c in counts.items() if c > 1)
+    population = check.population_ids
+    missing: list[str] = []
+    unexpected: list[str] = []
+    if population is not None:
+        expected = set(population)
+        missing = [p for p in population if p not in counts]
+        unexpected = sorted(r for r in counts if r not in expected)
+    malformed = [f"line {ln}" for ln in cols.malformed_lines] if cols is not None else []
+    tally = np.bincount(codes, minlength=len(RECORD_VERDICTS)) if len(codes) else None
+    histogram = {k: 0 for k in HISTOGRAM_KEYS}
+    for i, key in enumerate(RECORD_VERDICTS):
+        histogram[key] = int(tally[i]) if tally is not None else 0
+    histogram[MISSING] = len(missing)
+    evaluable = histogram["PASS"] + histogram["FAIL"]
+    unexpected_set = set(unexpected)
+    expected_mask = (
+        np.fromiter((r not in unexpected_set for r in ids), dtype=bool, count=len(ids))
+        if unexpected
+        else np.ones(len(ids), dtype=bool)
+    )
+    status = run_status(
+        valid=check.valid,
+        hard=_hard(check),
+        expected_verdicts=names[expected_mask],
+        missing=len(missing),
+        malformed=len(malformed),
+        duplicates=len(duplicates),
+        unexpected=len(unexpected),
+    )
+    return RopResult(
+        run_status=status,
+        record_verdicts=record_verdicts,
+        histogram=histogram,
+        missing_record_ids=missing,
+        duplicate_record_ids=duplicates,
+        unexpected_record_ids=unexpected,
+        malformed_record_ids=malformed,
+        pass_fraction=(histogram["PASS"] / evaluable) if evaluable else None,
+        evaluable_records=evaluable,
+        declaration_id=check.declaration_id,
+        mode=check.mode,
+        expected_records=len(population) if population is not None else None,
+        observed_records=len(ids) + len(malformed),
+        problems=check.problems,
+    )
