@@ -41,9 +41,8 @@ def krippendorff_alpha(
     if not pairable.any() or len(values) < 2:
         return math.nan
     domain = None if value_domain is None else np.asarray(value_domain, dtype=float)
-    return float(
-        krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=domain)
-    )
+    alpha: Any = krippendorff.alpha  # its stub types levels as a Literal
+    return float(alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
 
 
 def _pivot(

@@ -1,0 +1,146 @@
+"""The evidence-asymmetric repair policy (seed 002, fixed before adjudication).
+
+Two independent valid quotes can establish that a partial satisfies another
+condition; failing to find a quote in three pages cannot establish absence. So:
+
+1. accept an A+E consensus increase (both derived grades equal and above the
+   benchmark grade) when the conditions both support, with the union of their
+   valid pages, give that grade under the distinct-page gate;
+2. queue every A/E grade split for expanded-page adjudication ("split");
+3. queue every A+E consensus decrease ("decrease"), never trusting absence.
+
+Inside a queued pair, conditions where A and E differ and conditions both
+marked negative are unresolved; conditions both support are locked (with their
+pages, which the final distinct-page gate needs). Equal grades above the
+benchmark whose supported conditions differ are not a consensus: queued as a
+split. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scorers.audit_tables import completed_items, derive_grade
+from scorers.responses import ItemInfo, PacketInfo, Responses, grade_from_supports
+
+ACCEPT = "accept_increase"
+SPLIT = "split"
+DECREASE = "decrease"
+KEEP = "unchanged"
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    item: ItemInfo
+    grades: tuple[int, int]
+    action: str  # ACCEPT, SPLIT, DECREASE or KEEP
+    new_grade: int | None  # set for ACCEPT
+    unresolved_split: tuple[str, ...] = ()  # condition ids
+    unresolved_negative: tuple[str, ...] = ()
+    locked: dict[str, frozenset[int]] = field(default_factory=dict)  # condition id -> pages
+    consensus_failed: bool = False  # equal grades above benchmark, different conditions
+
+    @property
+    def queued(self) -> bool:
+        return self.action in (SPLIT, DECREASE)
+
+    @property
+    def unresolved(self) -> tuple[str, ...]:
+        order = [c.condition_id for c in self.item.conditions]
+        both = set(self.unresolved_split) | set(self.unresolved_negative)
+        return tuple(c for c in order if c in both)
+
+
+@dataclass(frozen=True)
+class RepairPlan:
+    source_packet: str
+    raters: tuple[str, str]
+    pairs: tuple[PairPlan, ...]
+    incomplete: tuple[str, ...]  # item ids not completed by both raters
+
+    def counts(self) -> dict[str, Any]:
+        queued = [p for p in self.pairs if p.queued]
+        split = sum(len(p.unresolved_split) for p in queued)
+        negative = sum(len(p.unresolved_negative) for p in queued)
+        return {
+            "pairs": len(self.pairs),
+            "incomplete_pairs": len(self.incomplete),
+            "accepted_increases": sum(1 for p in self.pairs if p.action == ACCEPT),
+            "split_pairs": sum(1 for p in self.pairs if p.action == SPLIT),
+            "decrease_pairs": sum(1 for p in self.pairs if p.action == DECREASE),
+            "queued_pairs": len(queued),
+            "unchanged_pairs": sum(1 for p in self.pairs if p.action == KEEP),
+            "increases_without_consensus": sum(1 for p in self.pairs if p.consensus_failed),
+            "unresolved_conditions": {
+                "split": split,
+                "both_negative": negative,
+                "total": split + negative,
+            },
+            "locked_conditions": sum(len(p.locked) for p in queued),
+        }
+
+    def queue(self) -> dict[str, Any]:
+        """The adjudication queue (docs/formats.md), pairs in packet order."""
+        return {
+            "format": "evaudit-adjudication-queue",
+            "version": 1,
+            "source_packet": self.source_packet,
+            "pairs": [
+                {
+                    "query_id": p.item.query_id,
+                    "doc_id": p.item.doc_id,
+                    "reason": p.action,
+                    "unresolved": list(p.unresolved),
+                    "locked": [
+                        c.condition_id for c in p.item.conditions if c.condition_id in p.locked
+                    ],
+                }
+                for p in self.pairs
+                if p.queued
+            ],
+        }
+
+
+def plan_pair(item: ItemInfo, responses: Responses, raters: Sequence[str]) -> PairPlan:
+    a, e = (responses[r][item.item_id] for r in raters)
+    ga, ge = derive_grade(item, a), derive_grade(item, e)
+    split: list[str] = []
+    negative: list[str] = []
+    locked: dict[str, frozenset[int]] = {}
+    for cond in item.conditions:
+        ca, ce = a.conditions[cond.key], e.conditions[cond.key]
+        if ca.supported and ce.supported:
+            locked[cond.condition_id] = ca.physical | ce.physical
+        elif ca.supported or ce.supported:
+            split.append(cond.condition_id)
+        else:
+            negative.append(cond.condition_id)
+
+    def queued(action: str, failed: bool = False) -> PairPlan:
+        return PairPlan(item, (ga, ge), action, None, tuple(split), tuple(negative), locked, failed)
+
+    if ga != ge:
+        return queued(SPLIT)
+    if ga < item.grade:
+        return queued(DECREASE)
+    if ga > item.grade:
+        if grade_from_supports(item.n, locked) == ga:
+            return PairPlan(item, (ga, ge), ACCEPT, ga, locked=locked)
+        return queued(SPLIT, failed=True)
+    return PairPlan(item, (ga, ge), KEEP, None, locked=locked)
+
+
+def repair_plan(packet: PacketInfo, responses: Responses, raters: Sequence[str]) -> RepairPlan:
+    """Apply the policy to every full item both raters completed."""
+    if len(raters) != 2:
+        raise ValueError("the repair policy compares exactly two initial raters")
+    done = completed_items(packet, responses, raters)
+    done_ids = {it.item_id for it in done}
+    return RepairPlan(
+        source_packet=packet.packet_id,
+        raters=(raters[0], raters[1]),
+        pairs=tuple(plan_pair(it, responses, raters) for it in done if it.full),
+        incomplete=tuple(it.item_id for it in packet.items if it.item_id not in done_ids),
+    )

@@ -1,0 +1,190 @@
+"""The audit agreement tables of seed 002 ("Initial Blind Audit", "Adjudication agreement").
+
+Pure: takes a packet's items and the evaluated response streams, returns the
+figures `evaudit agreement audit` prints. Derived grades use DESIGN.md's
+definition (supported conditions, with the distinct-page gate on physical pages).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from typing import Any
+
+from scorers.agreement import page_set_agreement
+from scorers.kappa import confusion, fleiss_kappa, kappa_from_confusion
+from scorers.responses import (
+    ItemInfo,
+    ItemResponse,
+    PacketInfo,
+    Responses,
+    grade_from_supports,
+    supports_of,
+)
+from scorers.wilson import proportion
+
+STRATA: dict[str, Callable[[ItemInfo], str]] = {
+    "n": lambda it: str(it.n),
+    "release": lambda it: it.release,
+    "source": lambda it: it.source,
+}
+
+
+def derive_grade(item: ItemInfo, resp: ItemResponse) -> int:
+    return grade_from_supports(item.n, supports_of(resp))
+
+
+def completed_items(
+    packet: PacketInfo, responses: Responses, raters: Sequence[str]
+) -> list[ItemInfo]:
+    """Items every rater answered in full (yes/no on every displayed condition)."""
+    out = []
+    for item in packet.items:
+        resps = [responses.get(r, {}).get(item.item_id) for r in raters]
+        if all(x is not None and x.answered_all(item) for x in resps):
+            out.append(item)
+    return out
+
+
+def pair_grades(
+    items: Sequence[ItemInfo], responses: Responses, raters: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Derived grade per rater for every full item (all n conditions displayed)."""
+    return [
+        {
+            "item_id": it.item_id,
+            "query_id": it.query_id,
+            "doc_id": it.doc_id,
+            "n": it.n,
+            "grade": it.grade,
+            "grades": {r: derive_grade(it, responses[r][it.item_id]) for r in raters},
+        }
+        for it in items
+        if it.full
+    ]
+
+
+def _two_rater(
+    items: Sequence[ItemInfo], responses: Responses, first: str, second: str
+) -> dict[str, Any]:
+    ra, rb = responses[first], responses[second]
+    full = [it for it in items if it.full]
+    ga = [derive_grade(it, ra[it.item_id]) for it in full]
+    gb = [derive_grade(it, rb[it.item_id]) for it in full]
+    top = max((it.n for it in full), default=0)
+    _, mat = confusion(ga, gb, labels=list(range(top + 1)))
+    ca: list[bool] = []
+    cb: list[bool] = []
+    pa: list[frozenset[str]] = []
+    pb: list[frozenset[str]] = []
+    for it in items:
+        for c in it.conditions:
+            xa, xb = ra[it.item_id].conditions[c.key], rb[it.item_id].conditions[c.key]
+            ca.append(xa.supported)
+            cb.append(xb.supported)
+            pa.append(frozenset(xa.pages) if xa.answer == "yes" else frozenset())
+            pb.append(frozenset(xb.pages) if xb.answer == "yes" else frozenset())
+    _, cmat = confusion(ca, cb, labels=[False, True])
+    agree_grade = sum(1 for x, y in zip(ga, gb, strict=True) if x == y)
+    agree_cond = sum(1 for x, y in zip(ca, cb, strict=True) if x == y)
+    return {
+        "pairs": len(items),
+        "conditions": len(ca),
+        "exact_grade_agreement": proportion(agree_grade, len(full)),
+        "grade_kappa_linear": kappa_from_confusion(mat, "linear") if full else math.nan,
+        "confusion": mat.tolist(),
+        "condition_agreement": proportion(agree_cond, len(ca)),
+        "condition_kappa": kappa_from_confusion(cmat) if ca else math.nan,
+        "page_set_agreement": page_set_agreement(pa, pb),
+    }
+
+
+def _binary_table(
+    items: Sequence[ItemInfo], responses: Responses, raters: Sequence[str]
+) -> list[list[bool]]:
+    return [
+        [responses[r][it.item_id].conditions[c.key].supported for r in raters]
+        for it in items
+        for c in it.conditions
+    ]
+
+
+def _multi_rater(
+    items: Sequence[ItemInfo], responses: Responses, raters: Sequence[str]
+) -> dict[str, Any]:
+    rows = _binary_table(items, responses, raters)
+    unanimous = sum(1 for row in rows if len(set(row)) == 1)
+    table = [[len(row) - sum(row), sum(row)] for row in rows]
+    pairwise = {}
+    for a, b in combinations(range(len(raters)), 2):
+        agree = sum(1 for row in rows if row[a] == row[b])
+        _, cmat = confusion([r[a] for r in rows], [r[b] for r in rows], labels=[False, True])
+        pairwise[f"{raters[a]}-{raters[b]}"] = {
+            **proportion(agree, len(rows)),
+            "kappa": kappa_from_confusion(cmat) if rows else math.nan,
+        }
+    return {
+        "pairs": len(items),
+        "conditions": len(rows),
+        "unanimous": {
+            "count": unanimous,
+            "total": len(rows),
+            "rate": unanimous / len(rows) if rows else math.nan,
+        },
+        "positive_votes": {"count": sum(sum(r) for r in rows), "total": len(rows) * len(raters)},
+        "fleiss_kappa": fleiss_kappa(table) if rows else math.nan,
+        "pairwise_agreement": pairwise,
+    }
+
+
+def _figures(
+    items: Sequence[ItemInfo], responses: Responses, raters: Sequence[str]
+) -> dict[str, Any]:
+    if len(raters) == 2:
+        return _two_rater(items, responses, raters[0], raters[1])
+    return _multi_rater(items, responses, raters)
+
+
+def audit_report(packet: PacketInfo, responses: Responses, raters: Sequence[str]) -> dict[str, Any]:
+    """The initial-audit (2 raters) or adjudication (3+ raters) agreement table with strata."""
+    if len(raters) < 2:
+        raise ValueError("agreement needs at least two raters")
+    items = completed_items(packet, responses, raters)
+    out: dict[str, Any] = {
+        "packet_id": packet.packet_id,
+        "kind": packet.kind,
+        "raters": list(raters),
+        "items_in_packet": len(packet.items),
+        "incomplete_pairs": len(packet.items) - len(items),
+    }
+    out.update(_figures(items, responses, raters))
+    resp_rows = [responses[r][it.item_id] for it in items for r in raters]
+    qtot = sum(c.quotes_total for x in resp_rows for c in x.conditions.values())
+    qok = sum(c.quotes_exact for x in resp_rows for c in x.conditions.values())
+    out["quotes_exact"] = {"count": qok, "total": qtot}
+    clear = sum(1 for it in items if not any(responses[r][it.item_id].unclear for r in raters))
+    out["clear_by_all"] = {"count": clear, "total": len(items)}
+    out["positives"] = {
+        r: sum(
+            1 for it in items for c in responses[r][it.item_id].conditions.values() if c.supported
+        )
+        for r in raters
+    }
+    strata: dict[str, dict[str, Any]] = {}
+    for name, keyfn in STRATA.items():
+        groups: dict[str, list[ItemInfo]] = {}
+        for it in items:
+            groups.setdefault(keyfn(it), []).append(it)
+        strata[name] = {
+            value: _strip(_figures(group, responses, raters))
+            for value, group in sorted(groups.items())
+        }
+    out["strata"] = strata
+    out["pair_grades"] = pair_grades(items, responses, raters)
+    return out
+
+
+def _strip(fig: dict[str, Any]) -> dict[str, Any]:
+    fig.pop("confusion", None)
+    return fig
