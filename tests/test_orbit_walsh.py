@@ -76,7 +76,7 @@ def test_first_order_fit_drops_only_interactions() -> None:
 def test_norm_bounds_match_brute_force_over_the_rectangle() -> None:
     low = np.array([-0.01, 0.02, -0.05, 0.01])
     high = np.array([0.03, 0.04, -0.02, 0.015])
-    grid = np.array(list(product(*[np.linspace(a, b, 41) for a, b in zip(low, high, strict=True)])))
+    grid = np.array(list(product(*[np.linspace(a, b, 21) for a, b in zip(low, high, strict=True)])))
     norms = np.sqrt((grid**2).sum(axis=1))
     lo, hi = norm_bounds(low, high)
     assert lo == pytest.approx(norms.min(), abs=1e-12)

@@ -124,7 +124,7 @@ def build_design(
         for i in np.flatnonzero(mask):
             problems.append(
                 InputError(
-                    what.format(**{c: col[c][i] for c in col}),
+                    what.format(**{c: str(col[c][i]) for c in col}),
                     file=source,
                     line=int(line_no[i]),
                     hint=hint,
@@ -174,7 +174,7 @@ def build_design(
         for i in np.flatnonzero(~np.isfinite(log_odds)):
             problems.append(
                 InputError(
-                    f"log_odds is {raw[i]!r}, not a finite number",
+                    f"log_odds is {str(raw[i])!r}, not a finite number",
                     file=source,
                     line=int(line_no[i]),
                     hint="give the reader's semantic log odds, or drop the column",
@@ -202,8 +202,8 @@ def build_design(
         j = first_row[claim_idx[i]]
         problems.append(
             InputError(
-                f"claim {col['claim_id'][i]!r} of {col['dataset'][i]!r} has y {y_text[i]!r} but "
-                f"line {line_no[j]} gives {y_text[j]!r}",
+                f"claim {str(col['claim_id'][i])!r} of {str(col['dataset'][i])!r} has y {str(y_text[i])!r} but "
+                f"line {line_no[j]} gives {str(y_text[j])!r}",
                 file=source,
                 line=int(line_no[i]),
                 hint="a claim has one semantic state",
@@ -217,7 +217,7 @@ def build_design(
         i, j = order[pos], order[pos - 1]
         problems.append(
             InputError(
-                f"duplicate row for claim {col['claim_id'][i]!r} ({col['dataset'][i]}:"
+                f"duplicate row for claim {str(col['claim_id'][i])!r} ({col['dataset'][i]}:"
                 f"{col['reader'][i]}), ranker {col['ranker'][i]}, interface {INTERFACES[iface[i]]}"
                 f" (first at line {line_no[j]})",
                 file=source,
