@@ -1,0 +1,154 @@
+"""Revised qrels from reviewed grades: transitions, corrections by stratum, removed queries.
+
+Stages (initial repair + adjudication, then any challenge) apply in order; a
+later stage sees the earlier stage's grade as its old grade. Zero grades drop
+their row (qrels keep nonzero rows only). A query that had a gold document
+(grade == n) before the revision and has none after is removed with all its
+qrels, as seed 002 removed a zero-gold SourceShift query. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+PairKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Review:
+    query_id: str
+    doc_id: str
+    new_grade: int
+    path: str  # how the stage reached new_grade, e.g. "consensus_increase", "majority+override"
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # e.g. "audit:initial", "challenge:ch1"
+    reviews: tuple[Review, ...]
+
+
+@dataclass(frozen=True)
+class QueryInfo:
+    n: int
+    release: str = ""
+    source: str = ""
+
+
+def _tkey(old: int, new: int) -> str:
+    return f"{old}->{new}"
+
+
+def _sort_transitions(counts: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        k: counts[k] for k in sorted(counts, key=lambda t: tuple(int(x) for x in t.split("->")))
+    }
+
+
+def _detail(
+    changes: Sequence[Mapping[str, Any]], queries: Mapping[str, QueryInfo]
+) -> dict[str, Any]:
+    out: dict[str, dict[str, int]] = {}
+    for ch in changes:
+        n = queries[ch["query_id"]].n
+        row = out.setdefault(
+            _tkey(ch["old_grade"], ch["new_grade"]),
+            {"count": 0, "became_gold": 0, "stayed_partial": 0, "left_gold": 0, "to_zero": 0},
+        )
+        row["count"] += 1
+        old_gold, new_gold = ch["old_grade"] == n, ch["new_grade"] == n
+        row["became_gold"] += int(new_gold and not old_gold)
+        row["left_gold"] += int(old_gold and not new_gold)
+        row["to_zero"] += int(ch["new_grade"] == 0)
+        row["stayed_partial"] += int(0 < ch["new_grade"] < n and 0 < ch["old_grade"] < n)
+    return _sort_transitions(out)
+
+
+def revise(
+    qrels: Mapping[PairKey, int], queries: Mapping[str, QueryInfo], stages: Sequence[Stage]
+) -> dict[str, Any]:
+    """Everything `finalize` writes, as plain data (qrels rows sorted by query, document)."""
+    current: dict[PairKey, int] = {k: v for k, v in qrels.items() if v != 0}
+    original = dict(current)
+    paths: dict[PairKey, list[str]] = {}
+    stage_out = []
+    for stage in stages:
+        reviewed: dict[str, int] = {}
+        changed = 0
+        for r in stage.reviews:
+            key = (r.query_id, r.doc_id)
+            old = current.get(key, 0)
+            reviewed[_tkey(old, r.new_grade)] = reviewed.get(_tkey(old, r.new_grade), 0) + 1
+            if r.new_grade != old:
+                changed += 1
+                paths.setdefault(key, []).append(f"{stage.name}:{r.path}")
+                if r.new_grade == 0:
+                    current.pop(key, None)
+                else:
+                    current[key] = r.new_grade
+        stage_out.append(
+            {
+                "stage": stage.name,
+                "reviewed": len(stage.reviews),
+                "changed": changed,
+                "reviewed_transitions": _sort_transitions(reviewed),
+            }
+        )
+    changes: list[dict[str, Any]] = [
+        {
+            "query_id": q,
+            "doc_id": d,
+            "old_grade": original.get((q, d), 0),
+            "new_grade": current.get((q, d), 0),
+            "path": " then ".join(paths[(q, d)]),
+        }
+        for (q, d) in sorted(paths)
+        if original.get((q, d), 0) != current.get((q, d), 0)
+    ]
+
+    def gold(grades: Mapping[PairKey, int], qid: str) -> int:
+        return sum(1 for (q, _), g in grades.items() if q == qid and g == queries[qid].n)
+
+    touched = sorted({q for q, _ in paths})
+    removed = [
+        {
+            "query_id": q,
+            "gold_before": gold(original, q),
+            "qrels_removed": sum(1 for k in current if k[0] == q),
+        }
+        for q in touched
+        if gold(original, q) > 0 and gold(current, q) == 0
+    ]
+    removed_ids = {r["query_id"] for r in removed}
+    final = {k: v for k, v in current.items() if k[0] not in removed_ids}
+    counts: dict[str, int] = {}
+    for ch in changes:
+        counts[_tkey(ch["old_grade"], ch["new_grade"])] = (
+            counts.get(_tkey(ch["old_grade"], ch["new_grade"]), 0) + 1
+        )
+    detail = _detail(changes, queries)
+    reviewed_keys = sorted({(r.query_id, r.doc_id) for s in stages for r in s.reviews})
+    changed_keys = {(c["query_id"], c["doc_id"]) for c in changes}
+    strata: dict[tuple[str, str], dict[str, Any]] = {}
+    for key in reviewed_keys:
+        info = queries[key[0]]
+        row = strata.setdefault(
+            (info.release, info.source),
+            {"release": info.release, "source": info.source, "sampled": 0, "corrected": 0},
+        )
+        row["sampled"] += 1
+        row["corrected"] += int(key in changed_keys)
+    return {
+        "qrels": [{"query_id": q, "doc_id": d, "grade": g} for (q, d), g in sorted(final.items())],
+        "changes": changes,
+        "transitions": _sort_transitions(counts),
+        "transition_detail": detail,
+        "became_gold": sum(v["became_gold"] for v in detail.values()),
+        "left_gold": sum(v["left_gold"] for v in detail.values()),
+        "stages": stage_out,
+        "corrections_by_stratum": [strata[k] for k in sorted(strata)],
+        "removed_queries": removed,
+        "reviewed_pairs": len(reviewed_keys),
+    }
