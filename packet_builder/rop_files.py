@@ -14,8 +14,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError
-from scorers.rop.declaration import parse_declaration_json, referenced_paths
+from evaudit.errors import InputError, InputErrors
+from scorers.rop.declaration import Validation, parse_declaration_json, referenced_paths, validate
+from scorers.rop.evaluate import RopResult, evaluate
+from scorers.rop.resolver import parse_resolver
+from scorers.rop.targets import compare_targets, parse_target_records
 
 
 def read_declaration_bundle(path: str | Path) -> tuple[bytes, dict[str, bytes | None], str]:
@@ -94,3 +97,86 @@ def write_bundle(out_dir: str | Path, files: Mapping[str, bytes]) -> list[Path]:
             os.replace(Path(tmp) / name, out / name)
             written.append(out / name)
     return written
+
+
+def evaluate_declaration_file(path: str | Path) -> RopResult:
+    """Read a declaration and its files, then run the pure evaluator."""
+    data, files, name = read_declaration_bundle(path)
+    return evaluate(data, files, name)
+
+
+def validate_declaration_file(path: str | Path) -> Validation:
+    data, files, name = read_declaration_bundle(path)
+    return validate(data, files, name)
+
+
+def compare_targets_file(
+    records_path: str | Path,
+    cutoffs: list[int],
+    *,
+    resolver_path: str | Path | None = None,
+    subset: str = "all",
+    pair: tuple[str, str] | None = None,
+    resamples: int = 0,
+    cluster_field: str = "question_id",
+    seed: int = 0,
+    group_field: str | None = None,
+) -> dict[str, Any]:
+    """`rop targets`: read the records (and resolver), then compare targets."""
+    resolver = None
+    if resolver_path is not None:
+        rpath = Path(resolver_path)
+        if not rpath.is_file():
+            raise InputError("resolver file not found", file=rpath, hint="check --resolver")
+        resolver, problems = parse_resolver(rpath.read_bytes(), str(rpath))
+        if resolver is None:
+            raise InputErrors([InputError(p) for p in problems])
+    rows = list(read_jsonl_objects(records_path))
+    records = parse_target_records(
+        rows,
+        str(records_path),
+        resolver,
+        cluster_field=cluster_field if resamples else None,
+        group_field=group_field,
+    )
+    report = compare_targets(
+        records,
+        cutoffs,
+        subset=subset,
+        pair=pair,
+        resamples=resamples,
+        seed=seed,
+        by_group=group_field is not None,
+    )
+    report["resolver"] = str(resolver_path) if resolver_path is not None else None
+    return report
+
+
+def rop_from_qrels_files(
+    queries_path: str | Path,
+    qrels_path: str | Path,
+    run_path: str | Path,
+    *,
+    cutoff: int,
+    out_dir: str | Path,
+) -> dict[str, Any]:
+    """`rop from-qrels`: read the benchmark files, build the bundle, write it all-or-nothing."""
+    from packet_builder.readers import read_qrels, read_queries, read_run
+    from scorers.rop.from_qrels import build_from_qrels
+    from scorers.rop.witness import file_sha256
+
+    queries = read_queries(queries_path)
+    qrels = read_qrels(qrels_path)
+    run = read_run(run_path)
+    files, summary = build_from_qrels(
+        queries,
+        qrels,
+        run,
+        cutoff=cutoff,
+        run_name=Path(run_path).name,
+        qrels_sha256=file_sha256(Path(qrels_path).read_bytes()),
+    )
+    write_bundle(out_dir, files)
+    summary["out_dir"] = str(out_dir)
+    summary["declaration"] = str(Path(out_dir) / "declaration.json")
+    return summary
