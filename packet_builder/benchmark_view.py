@@ -18,7 +18,7 @@ class Benchmark:
     queries: dict[str, Query]
     qrels: dict[tuple[str, str], int]  # nonzero grades
     evidence: list[tuple[str, str, str, int]]
-    files: dict[str, str]  # doc_id -> file name of its source (admin key only)
+    files: dict[str, str]  # doc_id -> name of its own PDF / OCR folder (admin key only)
     n_pages: dict[str, int]  # doc_id -> pages in the store
 
 
@@ -63,9 +63,13 @@ def read_benchmark(con: duckdb.DuckDBPyConnection) -> Benchmark:
             "SELECT query_id, doc_id, condition_id, page FROM evidence ORDER BY ALL"
         ).fetchall()
     ]
+    # A PDF file or OCR folder belongs to one document, so its name identifies it; a pages.jsonl
+    # is shared by many documents and its name says nothing (and would match the word "pages").
     files: dict[str, str] = {}
-    for doc_id, source_path in con.execute("SELECT doc_id, source_path FROM documents").fetchall():
-        files[doc_id] = Path(source_path).name if source_path else ""
+    for doc_id, source_path, kind in con.execute(
+        "SELECT doc_id, source_path, kind FROM documents"
+    ).fetchall():
+        files[doc_id] = Path(source_path).name if source_path and kind != "pages" else ""
     n_pages = {
         d: int(n)
         for d, n in con.execute(
