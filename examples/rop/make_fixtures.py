@@ -453,16 +453,16 @@ _witness_fixture(
 )
 
 
-def main() -> None:
+def main(out: Path = HERE) -> None:
     for name, files in FIXTURES.items():
-        folder = HERE / name
+        folder = out / name
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir()
         for fname, data in files.items():
             (folder / fname).write_bytes(data)
-    (HERE / "expected.json").write_bytes(dump_json(EXPECTED))
-    print(f"wrote {len(FIXTURES)} fixtures to {HERE}")
+    (out / "expected.json").write_bytes(dump_json(EXPECTED))
+    print(f"wrote {len(FIXTURES)} fixtures to {out}")
 
 
 if __name__ == "__main__":
