@@ -38,11 +38,8 @@ def test_fixture_gives_declared_result(name: str) -> None:
     got = evaluate_declaration_file(EXAMPLES / name / "declaration.json").to_json()
     want = EXPECTED[name]
     for key in KEYS:
-        assert (
-            got[key] == pytest.approx(want[key])
-            if key == "pass_fraction"
-            else got[key] == want[key]
-        ), (name, key, got[key], want[key])
+        expected = pytest.approx(want[key]) if key == "pass_fraction" else want[key]
+        assert got[key] == expected, (name, key, got[key], want[key])
     # the histogram counts observed rows plus MISSING and always lists every bucket in order
     assert list(got["histogram"]) == [*RECORD_VERDICTS, "MISSING"]
     assert got["histogram"]["MISSING"] == len(want["missing_record_ids"])
