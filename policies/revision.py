@@ -20,7 +20,7 @@ PairKey = tuple[str, str]
 class Review:
     query_id: str
     doc_id: str
-    new_grade: int
+    new_grade: int | None  # None = reviewed, grade kept
     path: str  # how the stage reached new_grade, e.g. "consensus_increase", "majority+override"
 
 
@@ -80,14 +80,15 @@ def revise(
         for r in stage.reviews:
             key = (r.query_id, r.doc_id)
             old = current.get(key, 0)
-            reviewed[_tkey(old, r.new_grade)] = reviewed.get(_tkey(old, r.new_grade), 0) + 1
-            if r.new_grade != old:
+            new = old if r.new_grade is None else r.new_grade
+            reviewed[_tkey(old, new)] = reviewed.get(_tkey(old, new), 0) + 1
+            if new != old:
                 changed += 1
                 paths.setdefault(key, []).append(f"{stage.name}:{r.path}")
-                if r.new_grade == 0:
+                if new == 0:
                     current.pop(key, None)
                 else:
-                    current[key] = r.new_grade
+                    current[key] = new
         stage_out.append(
             {
                 "stage": stage.name,

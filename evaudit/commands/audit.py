@@ -1,7 +1,344 @@
-"""CLI commands for this area (filled in by its issue)."""
+"""Agreement, integrity, repair, adjudication and finalize commands (seed 002's audit chain).
+
+agreement audit -> repair plan -> packet build --kind adjudication -> adjudicate -> finalize
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import click
 
-COMMANDS: list[click.Command] = []
+from evaudit.output import emit_json, table
+
+_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+_PACKET = click.argument("packet")
+_JSON = click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object and nothing else."
+)
+_RATERS = click.option(
+    "--raters", help="Comma-separated response streams (annotator names), e.g. A,E. Default: all."
+)
+
+
+def _pct(prop: dict[str, Any]) -> str:
+    lo, hi = prop.get("wilson95", [None, None])
+    ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]%" if lo is not None else ""
+    rate = prop.get("rate")
+    rate_s = f"{100 * rate:.1f}%" if isinstance(rate, float) else "n/a"
+    return f"{prop['count']}/{prop['total']} ({rate_s}){ci}"
+
+
+def _num(x: Any) -> str:
+    return f"{x:.3f}" if isinstance(x, float) else "n/a"
+
+
+@click.group()
+def agreement() -> None:
+    """Inter-rater agreement: any ratings table, or an audit packet's journals."""
+
+
+@agreement.command("stats")
+@click.option(
+    "--ratings",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="CSV with header unit,rater,value (a missing rating is an absent row).",
+)
+@_JSON
+def agreement_stats(ratings: Path, as_json: bool) -> None:
+    """Krippendorff's alpha, Fleiss' kappa and (two raters) Cohen's kappa, AC1, Wilson CI."""
+    from packet_builder.campaign_io import read_ratings_csv
+    from scorers.agreement import ratings_summary
+
+    out = ratings_summary(read_ratings_csv(ratings))
+    if as_json:
+        emit_json(out)
+        return
+    alpha = out["krippendorff_alpha"]
+    rows = [
+        ["units / raters", f"{out['n_units']} / {out['n_raters']}"],
+        ["Krippendorff alpha nominal", _num(alpha["nominal"])],
+        ["Krippendorff alpha ordinal", _num(alpha["ordinal"])],
+        ["Krippendorff alpha interval", _num(alpha["interval"])],
+        [f"Fleiss kappa ({out['fleiss_units']} units)", _num(out["fleiss_kappa"])],
+    ]
+    if "cohen_kappa" in out:
+        lo, hi = out["wilson95"]
+        rows += [
+            [
+                "percent agreement",
+                f"{100 * out['percent_agreement']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
+            ],
+            ["Cohen kappa", _num(out["cohen_kappa"])],
+            ["Cohen kappa linear", _num(out["cohen_kappa_linear"])],
+            ["Cohen kappa quadratic", _num(out["cohen_kappa_quadratic"])],
+            ["Gwet AC1", _num(out["gwet_ac1"])],
+        ]
+    click.echo(table(rows, ["statistic", "value"]))
+
+
+@agreement.command("audit")
+@_DIR
+@_PACKET
+@_RATERS
+@_JSON
+def agreement_audit(directory: Path, packet: str, raters: str | None, as_json: bool) -> None:
+    """Seed 002's audit table for PACKET: derived grades, kappas, page sets, strata."""
+    from packet_builder.audit_ops import agreement_audit as run
+
+    out = run(directory, packet, raters)
+    if as_json:
+        emit_json(out)
+        return
+    rows: list[list[Any]] = [["pairs / conditions", f"{out['pairs']} / {out['conditions']}"]]
+    if "exact_grade_agreement" in out:
+        rows += [
+            ["exact derived-grade agreement", _pct(out["exact_grade_agreement"])],
+            ["linearly weighted grade kappa", _num(out["grade_kappa_linear"])],
+            ["condition support agreement", _pct(out["condition_agreement"])],
+            ["condition kappa", _num(out["condition_kappa"])],
+            ["page-set agreement", _pct(out["page_set_agreement"])],
+        ]
+    else:
+        rows += [
+            ["unanimous conditions", _pct(out["unanimous"])],
+            ["Fleiss kappa", _num(out["fleiss_kappa"])],
+        ]
+        rows += [[f"agreement {k}", _pct(v)] for k, v in out["pairwise_agreement"].items()]
+    rows.append(["quotes passing exact check", _pct(out["quotes_exact"])])
+    rows.append(["judged clear by all", _pct(out["clear_by_all"])])
+    click.echo(table(rows, ["statistic", "result"]))
+    if "confusion" in out:
+        r1, r2 = out["raters"]
+        click.echo(f"\ngrade confusion (rows: {r1}, columns: {r2})")
+        mat = out["confusion"]
+        click.echo(table([[g, *r] for g, r in enumerate(mat)], ["", *map(str, range(len(mat)))]))
+
+
+@click.command()
+@_DIR
+@_PACKET
+@_JSON
+def integrity(directory: Path, packet: str, as_json: bool) -> None:
+    """Per response stream: positives, pages, exact quotes, errors; duplicate streams."""
+    from packet_builder.audit_ops import integrity as run
+
+    out = run(directory, packet)
+    if as_json:
+        emit_json(out)
+        return
+    rows = [
+        [
+            name,
+            s["positives"],
+            s["negatives"],
+            s["selected_pages"],
+            f"{s['quotes_exact']['count']}/{s['quotes_exact']['total']}",
+            s["structural_errors"],
+            s["page_pool_errors"],
+        ]
+        for name, s in out["streams"].items()
+    ]
+    click.echo(
+        table(
+            rows,
+            ["stream", "positive", "negative", "pages", "quotes exact", "structural", "page-pool"],
+        )
+    )
+    for group in out["duplicate_streams"]:
+        click.echo(f"duplicate streams (collapsed to {group[0]}): {', '.join(group)}")
+
+
+@click.group()
+def repair() -> None:
+    """The evidence-asymmetric repair policy."""
+
+
+@repair.command("plan")
+@_DIR
+@_PACKET
+@_RATERS
+@click.option(
+    "--queue-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the adjudication queue here (input of `packet build --kind adjudication --queue`).",
+)
+@_JSON
+def repair_plan(
+    directory: Path, packet: str, raters: str | None, queue_out: Path | None, as_json: bool
+) -> None:
+    """Accept A+E consensus increases; queue splits and decreases for adjudication."""
+    from packet_builder.audit_ops import repair as run
+
+    out = run(directory, packet, raters, queue_out)
+    if as_json:
+        emit_json(out)
+        return
+    un = out["unresolved_conditions"]
+    rows = [
+        ["accepted increases", out["accepted_increases"]],
+        ["A/E grade split pairs", out["split_pairs"]],
+        ["A+E consensus decrease pairs", out["decrease_pairs"]],
+        ["queued pairs", out["queued_pairs"]],
+        [
+            "unresolved conditions (split / both negative)",
+            f"{un['total']} ({un['split']} / {un['both_negative']})",
+        ],
+        ["locked conditions", out["locked_conditions"]],
+    ]
+    click.echo(table(rows, ["repair plan", "count"]))
+    if queue_out:
+        click.echo(f"queue written to {queue_out}")
+
+
+@click.command()
+@_DIR
+@_PACKET
+@_RATERS
+@click.option(
+    "--tiebreak", help="Stream that answers only the disagreeing conditions and decides them."
+)
+@click.option(
+    "--initial",
+    help="Initial packet whose locked conditions complete the grades (default: the only one).",
+)
+@click.option(
+    "--initial-raters", help="The two initial streams, e.g. A,E (default: all after collapsing)."
+)
+@_JSON
+def adjudicate(
+    directory: Path,
+    packet: str,
+    raters: str | None,
+    tiebreak: str | None,
+    initial: str | None,
+    initial_raters: str | None,
+    as_json: bool,
+) -> None:
+    """Majority decisions per condition, overrides, tie-breaks, and final grades with the gate."""
+    from packet_builder.audit_ops import adjudicate as run
+
+    out = run(directory, packet, tiebreak, raters, initial, initial_raters)
+    if as_json:
+        emit_json(out)
+        return
+    click.echo(
+        f"{out['unanimous']}/{out['conditions']} conditions unanimous ({', '.join(out['voters'])})"
+    )
+    rows = [
+        [
+            d["item_id"],
+            d["condition_key"],
+            " ".join(f"{k}={v}" for k, v in d["votes"].items()),
+            d["final"],
+            d["path"],
+        ]
+        for d in out["non_unanimous"]
+    ]
+    if rows:
+        click.echo(table(rows, ["item", "condition", "votes", "final", "path"]))
+    for o in out["overrides"]:
+        click.echo(f"override {o['item_id']} {o['condition_key']} -> {o['final']}: {o['reason']}")
+    if out.get("gate_blocked"):
+        click.echo(f"distinct-page gate kept partial: {', '.join(out['gate_blocked'])}")
+
+
+@click.command()
+@_DIR
+@_PACKET
+@click.argument("item")
+@click.argument("condition")
+@click.option("--answer", type=click.Choice(["yes", "no"]), required=True, help="The decision.")
+@click.option("--reason", required=True, help="Why (logged with the decision).")
+@click.option("--page", "pages", multiple=True, help="Page key supporting a yes (repeatable).")
+@click.option(
+    "--quote", "quotes", multiple=True, help="Verbatim quote for the --page at the same position."
+)
+@_JSON
+def override(
+    directory: Path,
+    packet: str,
+    item: str,
+    condition: str,
+    answer: str,
+    reason: str,
+    pages: tuple[str, ...],
+    quotes: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Record an evidence-aware admin decision for ITEM CONDITION (never a vote, never in kappa)."""
+    from packet_builder.campaign_io import record_override
+
+    out = record_override(directory, packet, item, condition, answer, reason, pages, quotes)
+    if as_json:
+        emit_json(out)
+        return
+    click.echo(f"recorded override {item} {condition} -> {answer} in {out['file']}")
+
+
+@click.command()
+@_DIR
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder.",
+)
+@click.option("--initial", help="Initial packet (default: the only one).")
+@click.option(
+    "--initial-raters", help="The two initial streams, e.g. A,E (default: all after collapsing)."
+)
+@click.option(
+    "--adjudication", "adjudication", multiple=True, help="Adjudication packet(s) (default: all)."
+)
+@click.option(
+    "--challenge", "challenges", multiple=True, help="Challenge packet(s) (default: all)."
+)
+@click.option("--tiebreak", help="Tie-break stream of the challenge packets.")
+@click.option("--allow-pending", is_flag=True, help="Keep the old grade of pairs not yet decided.")
+@_JSON
+def finalize(
+    directory: Path,
+    out_dir: Path,
+    initial: str | None,
+    initial_raters: str | None,
+    adjudication: tuple[str, ...],
+    challenges: tuple[str, ...],
+    tiebreak: str | None,
+    allow_pending: bool,
+    as_json: bool,
+) -> None:
+    """Write revised qrels (TREC + JSONL), report and manifest (SHA-256 of inputs and outputs)."""
+    from packet_builder.finalize_io import finalize as run
+
+    out = run(
+        directory,
+        out_dir,
+        initial,
+        initial_raters,
+        list(adjudication) or None,
+        list(challenges) or None,
+        tiebreak,
+        allow_pending,
+    )
+    if as_json:
+        emit_json(out)
+        return
+    detail = out["transition_detail"]
+    rows = [
+        [t, d["count"], d["became_gold"], d["stayed_partial"], d["left_gold"]]
+        for t, d in detail.items()
+    ]
+    click.echo(table(rows, ["transition", "count", "to gold", "stays partial", "left gold"]))
+    click.echo(
+        f"{out['changed']}/{out['reviewed_pairs']} reviewed grades changed; {out['qrels_rows']} qrels rows"
+    )
+    for r in out["removed_queries"]:
+        click.echo(f"removed query {r['query_id']} (no gold left)")
+    click.echo(f"wrote {out['out']}")
+
+
+COMMANDS: list[click.Command] = [agreement, integrity, repair, adjudicate, override, finalize]

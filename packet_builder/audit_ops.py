@@ -1,0 +1,190 @@
+"""The admin operations behind `agreement audit`, `integrity`, `repair plan` and `adjudicate`.
+
+Each opens the project, loads records through `campaign_io`, calls the pure
+scorers/policies, and returns the JSON the command prints (and writes the
+queue file for `repair plan`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaudit.errors import InputError
+from packet_builder.campaign_io import (
+    Streams,
+    load_overrides,
+    load_packet_info,
+    load_streams,
+    packet_kinds,
+    pick_raters,
+)
+from packet_builder.project import Project, open_project, write_json_atomic
+from policies.adjudication import ConditionDecision, PairFinal, decide, final_grades, summary
+from policies.repair import RepairPlan, repair_plan
+from scorers.audit_tables import audit_report
+from scorers.integrity import integrity_report
+from scorers.responses import PacketInfo
+
+
+def agreement_audit(root: Path, packet_name: str, raters: str | None) -> dict[str, Any]:
+    project = open_project(root)
+    packet = load_packet_info(project, packet_name)
+    streams = load_streams(project, packet)
+    names = pick_raters(streams, raters, packet_name)
+    out = audit_report(packet, streams.all_responses, names)
+    out["duplicate_streams"] = streams.duplicates
+    return out
+
+
+def integrity(root: Path, packet_name: str) -> dict[str, Any]:
+    project = open_project(root)
+    packet = load_packet_info(project, packet_name)
+    streams = load_streams(project, packet)
+    return integrity_report(packet, streams.all_responses, streams.read_problems)
+
+
+@dataclass(frozen=True)
+class LoadedPlan:
+    packet: PacketInfo
+    streams: Streams
+    plan: RepairPlan
+
+
+def load_plan(project: Project, packet_name: str, raters: str | None) -> LoadedPlan:
+    packet = load_packet_info(project, packet_name)
+    if packet.kind not in ("initial", ""):
+        raise InputError(
+            f"packet {packet_name!r} is a {packet.kind} packet",
+            hint="the repair policy reads the initial two-rater packet",
+        )
+    streams = load_streams(project, packet)
+    names = pick_raters(streams, raters, packet_name, exactly=2)
+    return LoadedPlan(packet, streams, repair_plan(packet, streams.all_responses, names))
+
+
+def plan_json(plan: RepairPlan) -> dict[str, Any]:
+    return {
+        "source_packet": plan.source_packet,
+        "raters": list(plan.raters),
+        **plan.counts(),
+        "incomplete": list(plan.incomplete),
+        "decisions": [
+            {
+                "item_id": p.item.item_id,
+                "query_id": p.item.query_id,
+                "doc_id": p.item.doc_id,
+                "n": p.item.n,
+                "grade": p.item.grade,
+                "grades": dict(zip(plan.raters, p.grades, strict=True)),
+                "action": p.action,
+                "new_grade": p.new_grade,
+                "unresolved": list(p.unresolved),
+                "locked": sorted(p.locked) if p.queued else [],
+            }
+            for p in plan.pairs
+        ],
+    }
+
+
+def repair(
+    root: Path, packet_name: str, raters: str | None, queue_out: Path | None
+) -> dict[str, Any]:
+    project = open_project(root)
+    loaded = load_plan(project, packet_name, raters)
+    out = plan_json(loaded.plan)
+    out["duplicate_streams"] = loaded.streams.duplicates
+    if queue_out is not None:
+        write_json_atomic(queue_out, loaded.plan.queue())
+        out["queue"] = str(queue_out)
+    return out
+
+
+def resolve_initial(project: Project, initial: str | None) -> str | None:
+    if initial:
+        return initial
+    names = [n for n, k in packet_kinds(project).items() if k == "initial"]
+    if len(names) > 1:
+        raise InputError(
+            f"several initial packets ({', '.join(names)})", hint="name one with --initial NAME"
+        )
+    return names[0] if names else None
+
+
+@dataclass(frozen=True)
+class Adjudicated:
+    packet: PacketInfo
+    decisions: list[ConditionDecision]
+    finals: list[PairFinal] | None
+    streams: Streams
+    voters: list[str]
+
+
+def run_adjudication(
+    project: Project,
+    packet_name: str,
+    tiebreak: str | None,
+    raters: str | None,
+    plan: RepairPlan | None,
+) -> Adjudicated:
+    packet = load_packet_info(project, packet_name)
+    streams = load_streams(project, packet)
+    if tiebreak and tiebreak not in streams.all_responses:
+        raise InputError(
+            f"no journal for tie-break stream {tiebreak!r} in packet {packet_name!r}",
+            hint=f"journals found: {', '.join(sorted(streams.all_responses)) or 'none'}",
+        )
+    pool = {k: v for k, v in streams.responses.items() if k != tiebreak}
+    voters = pick_raters(
+        Streams(pool, streams.all_responses, streams.duplicates, {}, []), raters, packet_name
+    )
+    used = {v: streams.all_responses[v] for v in voters}
+    if tiebreak:
+        used[tiebreak] = streams.all_responses[tiebreak]
+    decisions = decide(packet, used, load_overrides(project), tiebreak)
+    finals: list[PairFinal] | None = None
+    if all(it.full for it in packet.items):
+        finals = final_grades(decisions)
+    elif plan is not None:
+        locked = {(p.item.query_id, p.item.doc_id): p.locked for p in plan.pairs if p.queued}
+        finals = final_grades(decisions, locked)
+    return Adjudicated(packet, decisions, finals, streams, voters)
+
+
+def adjudicate(
+    root: Path,
+    packet_name: str,
+    tiebreak: str | None,
+    raters: str | None,
+    initial: str | None,
+    initial_raters: str | None,
+) -> dict[str, Any]:
+    project = open_project(root)
+    packet = load_packet_info(project, packet_name)
+    plan = None
+    if not all(it.full for it in packet.items):
+        init = resolve_initial(project, initial)
+        if init is not None:
+            plan = load_plan(project, init, initial_raters).plan
+    adj = run_adjudication(project, packet_name, tiebreak, raters, plan)
+    out: dict[str, Any] = {
+        "packet_id": packet_name,
+        "kind": adj.packet.kind,
+        "voters": adj.voters,
+        "duplicate_streams": adj.streams.duplicates,
+        "initial_packet": plan.source_packet if plan else None,
+        **summary(adj.decisions, tiebreak),
+    }
+    if adj.finals is None:
+        out["pairs"] = None
+        out["note"] = (
+            "no initial packet found: locked conditions unknown, final grades not computed"
+        )
+    else:
+        out["pairs"] = [f.to_json() for f in adj.finals]
+        out["gate_blocked"] = [f.item.item_id for f in adj.finals if f.gate_blocked]
+        out["changed_pairs"] = sum(
+            1 for f in adj.finals if f.new_grade is not None and f.new_grade != f.old_grade
+        )
+    return out

@@ -1,0 +1,316 @@
+"""Edge I/O for agreement, integrity, repair, adjudication and finalize.
+
+Reads a packet + its admin key + the journals + overrides + the store into the
+records `scorers/` and `policies/` take (all pure), and writes the override
+log. Admin only: it opens admin keys.
+"""
+
+from __future__ import annotations
+
+import csv
+import fcntl
+import hashlib
+import json
+import os
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from audit_app.journal import latest_by_item, read_journal
+from evaudit.errors import InputError, InputErrors
+from packet_builder.project import Project, now_iso, open_project
+from policies.adjudication import Override
+from policies.gates import ConditionAnswer, QuoteRule, check_condition
+from policies.revision import QueryInfo
+from scorers.integrity import collapse, duplicate_groups
+from scorers.responses import ConditionInfo, ItemInfo, ItemResponse, PacketInfo, evaluate_item
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _read_json(path: Path, what: str, hint: str) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError as exc:
+        raise InputError(f"{what} not found", file=path, hint=hint) from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(f"corrupt {what} ({exc.msg})", file=path, line=exc.lineno) from exc
+
+
+def packet_kinds(project: Project) -> dict[str, str]:
+    """packet name -> kind, for every packet file in the project (sorted by name)."""
+    out: dict[str, str] = {}
+    for path in sorted(project.packets_dir.glob("*.json")):
+        try:
+            obj = json.loads(path.read_bytes())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and obj.get("format") == "evaudit-packet":
+            out[path.stem] = str(obj.get("kind", ""))
+    return out
+
+
+def load_packet_info(project: Project, name: str) -> PacketInfo:
+    """The packet joined with its admin key (pairs, grades, strata, physical pages)."""
+    ppath, kpath = project.packet_path(name), project.key_path(name)
+    if not ppath.is_file():
+        known = ", ".join(packet_kinds(project)) or "none yet"
+        raise InputError(f"unknown packet {name!r}", file=ppath, hint=f"known packets: {known}")
+    data = ppath.read_bytes()
+    try:
+        packet = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"corrupt packet ({exc.msg})", file=ppath, line=exc.lineno) from exc
+    key = _read_json(kpath, "admin key", "rebuild the packet with `evaudit packet build`")
+    digest = hashlib.sha256(data).hexdigest()
+    if packet.get("format") != "evaudit-packet" or key.get("format") != "evaudit-admin-key":
+        raise InputError("not an evaudit packet / admin key pair", file=ppath)
+    if key.get("packet_sha256") != digest:
+        raise InputError(
+            "admin key does not belong to this packet (packet_sha256 differs)",
+            file=kpath,
+            hint="restore the packet file that was built with this key",
+        )
+    qr = packet.get("quote_rule") or {}
+    rule = QuoteRule(
+        int(qr.get("min_words", QuoteRule.min_words)), int(qr.get("min_chars", QuoteRule.min_chars))
+    )
+    items = []
+    for pit in packet.get("items", []):
+        item_id = pit["item_id"]
+        kit = key.get("items", {}).get(item_id)
+        if kit is None:
+            raise InputError(f"item {item_id} is missing from the admin key", file=kpath)
+        conds = []
+        for pc in pit.get("conditions", []):
+            kc = kit["conditions"][pc["condition_key"]]
+            conds.append(
+                ConditionInfo(
+                    key=pc["condition_key"],
+                    condition_id=str(kc["condition_id"]),
+                    pool={p["page_key"]: p["text"] for p in pc.get("pages", [])},
+                    page_numbers={k: int(v["page"]) for k, v in kc.get("pages", {}).items()},
+                )
+            )
+        items.append(
+            ItemInfo(
+                item_id=item_id,
+                query_id=str(kit["query_id"]),
+                doc_id=str(kit["doc_id"]),
+                n=int(kit["n"]),
+                grade=int(kit.get("grade") or 0),
+                release=str(kit.get("release") or ""),
+                source=str(kit.get("source") or ""),
+                status=kit.get("status"),
+                conditions=tuple(conds),
+            )
+        )
+    return PacketInfo(name, str(packet.get("kind", "")), digest, tuple(items), rule)
+
+
+@dataclass(frozen=True)
+class Streams:
+    responses: dict[str, dict[str, ItemResponse]]  # after collapsing duplicates
+    all_responses: dict[str, dict[str, ItemResponse]]
+    duplicates: list[list[str]]
+    read_problems: dict[str, dict[str, int]]
+    files: list[Path]
+
+
+def load_streams(project: Project, packet: PacketInfo) -> Streams:
+    """Every annotator's latest state per item (lines for other packet versions are skipped)."""
+    jdir = project.journal_dir(packet.packet_id)
+    responses: dict[str, dict[str, ItemResponse]] = {}
+    problems: dict[str, dict[str, int]] = {}
+    files = sorted(jdir.glob("*.jsonl")) if jdir.is_dir() else []
+    for path in files:
+        read = read_journal(path)
+        mine = [ln for ln in read.lines if ln.get("packet_sha256") == packet.sha256]
+        latest = latest_by_item(mine)
+        unknown = [i for i in latest if packet.item(i) is None]
+        responses[path.stem] = {
+            i: evaluate_item(path.stem, packet.index[i], line, packet.rule)
+            for i, line in latest.items()
+            if i in packet.index
+        }
+        problems[path.stem] = {
+            "unparsable_lines": read.skipped,
+            "other_packet_lines": len(read.lines) - len(mine),
+            "unknown_items": len(unknown),
+        }
+    groups = duplicate_groups(packet, responses)
+    return Streams(dict(collapse(responses, groups)), responses, groups, problems, files)  # type: ignore[arg-type]
+
+
+def pick_raters(
+    streams: Streams, raters: str | None, packet: str, exactly: int | None = None
+) -> list[str]:
+    """Parse `--raters A,E` (default: every stream after collapsing duplicates)."""
+    if raters:
+        names = [r.strip() for r in raters.split(",") if r.strip()]
+        missing = [r for r in names if r not in streams.all_responses]
+        if missing:
+            have = ", ".join(sorted(streams.all_responses)) or "none"
+            raise InputError(
+                f"no journal for rater(s) {', '.join(missing)} in packet {packet!r}",
+                hint=f"journals found: {have}",
+            )
+        if len(set(names)) != len(names):
+            raise InputError("a rater is named twice in --raters")
+    else:
+        names = sorted(streams.responses)
+    if exactly is not None and len(names) != exactly:
+        raise InputError(
+            f"need exactly {exactly} raters, found {len(names)} ({', '.join(names) or 'none'})",
+            hint="name them with --raters A,E",
+        )
+    if len(names) < 2:
+        raise InputError(
+            f"packet {packet!r} needs at least two response streams, found {len(names)}",
+            hint="wait for annotators or import responses",
+        )
+    return names
+
+
+def read_ratings_csv(path: Path) -> list[tuple[Hashable, Hashable, Hashable]]:
+    """A `unit,rater,value` CSV (header required); integer values if every value is one."""
+    if not path.is_file():
+        raise InputError("ratings file not found", file=path, hint="check the path")
+    rows: list[tuple[str, str, str, int]] = []
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header is None or [h.strip().lower() for h in header[:3]] != ["unit", "rater", "value"]:
+            raise InputError("header must be unit,rater,value", file=path, line=1)
+        seen: dict[tuple[str, str], int] = {}
+        for lineno, rec in enumerate(reader, start=2):
+            if not rec or not any(x.strip() for x in rec):
+                continue
+            if len(rec) < 3 or not all(x.strip() for x in rec[:3]):
+                raise InputError(
+                    "expected unit,rater,value (all non-empty)", file=path, line=lineno
+                )
+            unit, rater, value = (x.strip() for x in rec[:3])
+            if (unit, rater) in seen:
+                raise InputError(
+                    f"rater {rater!r} rates unit {unit!r} twice (first on line {seen[(unit, rater)]})",
+                    file=path,
+                    line=lineno,
+                    hint="keep one rating per unit and rater",
+                )
+            seen[(unit, rater)] = lineno
+            rows.append((unit, rater, value, lineno))
+    if not rows:
+        raise InputError("no ratings", file=path, hint="add unit,rater,value rows")
+
+    def as_int(text: str) -> int | None:
+        try:
+            return int(text)
+        except ValueError:
+            return None
+
+    numeric = all(as_int(v) is not None for _, _, v, _ in rows)
+    return [(u, r, as_int(v) if numeric else v) for u, r, v, _ in rows]
+
+
+def load_overrides(project: Project) -> list[Override]:
+    path = project.decisions_dir / "overrides.jsonl"
+    if not path.is_file():
+        return []
+    out = []
+    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+            out.append(
+                Override(
+                    packet_id=str(obj["packet_id"]),
+                    item_id=str(obj["item_id"]),
+                    condition_key=str(obj["condition_key"]),
+                    answer=str(obj["answer"]),
+                    reason=str(obj["reason"]),
+                    pages=tuple(obj.get("pages") or ()),
+                    quotes=dict(obj.get("quotes") or {}),
+                    line=lineno,
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InputError(
+                f"bad override line ({exc})", file=path, line=lineno, hint="fix or remove the line"
+            ) from exc
+    return out
+
+
+def record_override(
+    root: Path,
+    packet_name: str,
+    item_id: str,
+    condition_key: str,
+    answer: str,
+    reason: str,
+    pages: Sequence[str],
+    quotes: Sequence[str],
+) -> dict[str, Any]:
+    """Validate an evidence-aware decision against the packet and append it (fsync'ed)."""
+    project = open_project(root)
+    packet = load_packet_info(project, packet_name)
+    item = packet.item(item_id)
+    if item is None:
+        raise InputError(f"packet {packet_name!r} has no item {item_id}", hint="check the item id")
+    cond = item.condition(condition_key)
+    if cond is None:
+        keys = ", ".join(c.key for c in item.conditions)
+        raise InputError(
+            f"item {item_id} shows no condition {condition_key}", hint=f"shown: {keys}"
+        )
+    if not reason.strip():
+        raise InputError("--reason must say why (it is logged with the decision)")
+    if len(pages) != len(quotes):
+        raise InputError("give one --quote per --page, in the same order")
+    ans = ConditionAnswer(answer, tuple(pages), dict(zip(pages, quotes, strict=True)))
+    problems = check_condition(ans, cond.pool, packet.rule)
+    if problems:
+        raise InputErrors([InputError(f"{item_id} {condition_key}: {p}") for p in problems])
+    record = {
+        "ts": now_iso(),
+        "packet_id": packet_name,
+        "item_id": item_id,
+        "condition_key": condition_key,
+        "answer": answer,
+        "reason": reason.strip(),
+        "pages": list(pages),
+        "quotes": dict(zip(pages, quotes, strict=True)),
+    }
+    path = project.decisions_dir / "overrides.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return {**record, "file": str(path)}
+
+
+def store_snapshot(
+    project: Project,
+) -> tuple[dict[tuple[str, str], int], dict[str, QueryInfo], str]:
+    """Benchmark qrels, queries (n, release, source) and a SHA-256 of both (canonical rows)."""
+    from packet_builder import store
+
+    with store.connect(project.store_path, read_only=True) as con:
+        qrows = con.execute(
+            "SELECT query_id, n, coalesce(release, ''), coalesce(source, '') FROM queries ORDER BY query_id"
+        ).fetchall()
+        rrows = con.execute(
+            "SELECT query_id, doc_id, grade FROM qrels ORDER BY query_id, doc_id"
+        ).fetchall()
+    queries = {str(q): QueryInfo(int(n), str(r), str(s)) for q, n, r, s in qrows}
+    qrels = {(str(q), str(d)): int(g) for q, d, g in rrows}
+    digest = hashlib.sha256(json.dumps([qrows, rrows], default=str).encode()).hexdigest()
+    return qrels, queries, digest

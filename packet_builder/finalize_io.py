@@ -1,0 +1,220 @@
+"""`evaudit finalize`: revised qrels, transitions, corrections by stratum, manifest with hashes.
+
+Everything is recomputed from the inputs (store qrels, packets, keys,
+journals, overrides); the outputs carry no timestamp, so the same inputs give
+byte-identical files. All outputs are computed before the first byte is
+written, and each file is replaced atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from evaudit.errors import InputError
+from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
+from packet_builder.campaign_io import packet_kinds, sha256_file, store_snapshot
+from packet_builder.project import Project, open_project
+from policies.repair import ACCEPT
+from policies.revision import Review, Stage, revise
+
+OUTPUTS = ("qrels.txt", "qrels.jsonl", "report.json")
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _rel(project: Project, path: Path) -> str:
+    return str(path.relative_to(project.root))
+
+
+def _inputs(project: Project, packets: list[str], store_sha: str) -> dict[str, str]:
+    files: list[Path] = []
+    for name in packets:
+        files += [project.packet_path(name), project.key_path(name)]
+        jdir = project.journal_dir(name)
+        files += sorted(jdir.glob("*.jsonl")) if jdir.is_dir() else []
+    overrides = project.decisions_dir / "overrides.jsonl"
+    if overrides.is_file():
+        files.append(overrides)
+    out = {_rel(project, f): sha256_file(f) for f in files}
+    out["store:queries+qrels"] = store_sha
+    return out
+
+
+def _path_label(paths: tuple[str, ...], reason: str) -> str:
+    kinds = sorted(set(paths))
+    return f"{reason}/" + "+".join(kinds)
+
+
+def compute(
+    project: Project,
+    initial: str | None,
+    initial_raters: str | None,
+    adjudication: list[str] | None,
+    challenges: list[str] | None,
+    tiebreak: str | None,
+    allow_pending: bool,
+) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    kinds = packet_kinds(project)
+    init = resolve_initial(project, initial)
+    adj_names = (
+        adjudication
+        if adjudication is not None
+        else sorted(n for n, k in kinds.items() if k == "adjudication")
+    )
+    ch_names = (
+        challenges
+        if challenges is not None
+        else sorted(n for n, k in kinds.items() if k == "challenge")
+    )
+    qrels, queries, store_sha = store_snapshot(project)
+    stages: list[Stage] = []
+    adj_summary: dict[str, Any] = {}
+    used = [n for n in [init, *adj_names, *ch_names] if n]
+    if init is None and not ch_names:
+        raise InputError(
+            "no initial or challenge packet to finalize", hint="build and annotate a packet first"
+        )
+    pending: list[dict[str, Any]] = []
+    if init is not None:
+        plan = load_plan(project, init, initial_raters).plan
+        if plan.incomplete and not allow_pending:
+            raise InputError(
+                f"{len(plan.incomplete)} pair(s) of packet {init!r} are not complete for both raters "
+                f"(first {plan.incomplete[0]})",
+                hint="finish them, or pass --allow-pending to keep their grades",
+            )
+        decided: dict[tuple[str, str], tuple[int, str]] = {}
+        for name in adj_names:
+            adj = run_adjudication(project, name, None, None, plan)
+            undecided = [d for d in adj.decisions if d.final is None]
+            if undecided and not allow_pending:
+                d = undecided[0]
+                raise InputError(
+                    f"{len(undecided)} condition(s) of packet {name!r} are undecided "
+                    f"(first {d.item.item_id} {d.cond.key}: votes {dict(d.votes)})",
+                    hint="collect the missing responses or record `evaudit override`",
+                )
+            for f in adj.finals or []:
+                if f.new_grade is not None:
+                    decided[(f.item.query_id, f.item.doc_id)] = (
+                        f.new_grade,
+                        "+".join(sorted(set(f.paths))),
+                    )
+            adj_summary[name] = {
+                "conditions": len(adj.decisions),
+                "unanimous": sum(1 for d in adj.decisions if d.unanimous),
+                "overrides": sum(1 for d in adj.decisions if d.override is not None),
+                "gate_blocked": [f.item.item_id for f in adj.finals or [] if f.gate_blocked],
+            }
+        reviews = []
+        for p in plan.pairs:
+            key = (p.item.query_id, p.item.doc_id)
+            if p.action == ACCEPT:
+                reviews.append(Review(*key, p.new_grade, "consensus_increase"))
+            elif p.queued and key in decided:
+                grade, how = decided[key]
+                reviews.append(Review(*key, grade, f"{p.action}/adjudication:{how}"))
+            elif p.queued:
+                pending.append({"query_id": key[0], "doc_id": key[1], "reason": p.action})
+                reviews.append(Review(*key, None, "pending"))
+            else:
+                reviews.append(Review(*key, None, "unchanged"))
+        if pending and not allow_pending:
+            raise InputError(
+                f"{len(pending)} queued pair(s) have no adjudication decision "
+                f"(first {pending[0]['query_id']} / {pending[0]['doc_id']})",
+                hint="build and annotate `packet build --kind adjudication`, or pass --allow-pending",
+            )
+        stages.append(Stage(f"audit:{init}", tuple(reviews)))
+    for name in ch_names:
+        adj = run_adjudication(project, name, tiebreak, None, None)
+        reviews = [
+            Review(f.item.query_id, f.item.doc_id, f.new_grade, "+".join(sorted(set(f.paths))))
+            for f in adj.finals or []
+            if f.new_grade is not None or allow_pending
+        ]
+        stages.append(Stage(f"challenge:{name}", tuple(reviews)))
+    missing = sorted({r.query_id for s in stages for r in s.reviews} - set(queries))
+    if missing:
+        raise InputError(
+            f"query {missing[0]} is reviewed in a packet but not in the store",
+            file=project.store_path,
+            hint="load the benchmark the packets were built from",
+        )
+    result = revise(qrels, queries, stages)
+    result["adjudication"] = adj_summary
+    result["pending"] = pending
+    result["packets"] = {"initial": init, "adjudication": adj_names, "challenge": ch_names}
+    return result, _inputs(project, used, store_sha), used
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def finalize(
+    root: Path,
+    out_dir: Path,
+    initial: str | None = None,
+    initial_raters: str | None = None,
+    adjudication: list[str] | None = None,
+    challenges: list[str] | None = None,
+    tiebreak: str | None = None,
+    allow_pending: bool = False,
+) -> dict[str, Any]:
+    project = open_project(root)
+    result, inputs, _used = compute(
+        project, initial, initial_raters, adjudication, challenges, tiebreak, allow_pending
+    )
+    texts = {
+        "qrels.txt": "".join(
+            f"{r['query_id']} 0 {r['doc_id']} {r['grade']}\n" for r in result["qrels"]
+        ),
+        "qrels.jsonl": "".join(
+            json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in result["qrels"]
+        ),
+        "report.json": _dumps({k: v for k, v in result.items() if k != "qrels"}),
+    }
+    outputs = {name: hashlib.sha256(texts[name].encode()).hexdigest() for name in OUTPUTS}
+    manifest = {
+        "format": "evaudit-revision-manifest",
+        "version": 1,
+        "packets": result["packets"],
+        "inputs": inputs,
+        "outputs": outputs,
+        "changes": result["changes"],
+        "removed_queries": result["removed_queries"],
+    }
+    texts["manifest.json"] = _dumps(manifest)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError("--out is a file", file=out_dir, hint="give a folder")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in (*OUTPUTS, "manifest.json"):
+        _write(out_dir / name, texts[name])
+    outputs["manifest.json"] = hashlib.sha256(texts["manifest.json"].encode()).hexdigest()
+    return {
+        "out": str(out_dir),
+        "transitions": result["transitions"],
+        "transition_detail": result["transition_detail"],
+        "changed": len(result["changes"]),
+        "reviewed_pairs": result["reviewed_pairs"],
+        "became_gold": result["became_gold"],
+        "left_gold": result["left_gold"],
+        "removed_queries": result["removed_queries"],
+        "corrections_by_stratum": result["corrections_by_stratum"],
+        "stages": result["stages"],
+        "pending": result["pending"],
+        "qrels_rows": len(result["qrels"]),
+        "outputs": outputs,
+    }
