@@ -61,7 +61,9 @@ def read_registry(project: Project) -> dict[str, dict[str, Any]]:
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"corrupt annotator registry ({exc.msg})", file=path, line=exc.lineno)
+        raise InputError(
+            f"corrupt annotator registry ({exc.msg})", file=path, line=exc.lineno
+        ) from exc
     people = obj.get("annotators") if isinstance(obj, dict) else None
     if not isinstance(people, dict):
         raise InputError("annotator registry has no 'annotators' object", file=path)

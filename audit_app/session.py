@@ -58,7 +58,9 @@ def load_packet(path: Path) -> Packet:
     try:
         obj = json.loads(data)
     except json.JSONDecodeError as exc:
-        raise InputError(f"packet is not valid JSON ({exc.msg})", file=path, line=exc.lineno)
+        raise InputError(
+            f"packet is not valid JSON ({exc.msg})", file=path, line=exc.lineno
+        ) from exc
     if not isinstance(obj, dict) or obj.get("format") != PACKET_FORMAT:
         raise InputError("not an evaudit packet (format must be evaudit-packet)", file=path)
     rule = obj.get("quote_rule") or {}

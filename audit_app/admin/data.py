@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -94,9 +95,9 @@ def progress_table(project: Project) -> pd.DataFrame:
 
 def _supported(
     state: ItemState, packet: Packet, item_id: str, key_item: dict[str, Any]
-) -> dict[str, list[int]]:
+) -> dict[Hashable, list[Hashable]]:
     """condition_key -> physical pages of a gate-passing yes (from the admin key)."""
-    out: dict[str, list[int]] = {}
+    out: dict[Hashable, list[Hashable]] = {}
     for ckey, pool in packet.pools(item_id).items():
         ans = state.answer(ckey)
         if ans.answer == "yes" and not check_condition(ans, pool, packet.quote_rule):
@@ -169,6 +170,14 @@ def grade_confusion(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     top = int(both.max().max()) if len(both) else 0
     levels = list(range(top + 1))
     return pd.crosstab(both[a], both[b]).reindex(index=levels, columns=levels, fill_value=0)
+
+
+def confusion_long(cm: pd.DataFrame) -> pd.DataFrame:
+    """(row, col, count) rows of a confusion matrix, for a heatmap."""
+    return pd.DataFrame(
+        [(r, c, int(cm.loc[r, c])) for r in cm.index for c in cm.columns],
+        columns=["row", "col", "count"],
+    )
 
 
 def progress_timeline(project: Project, packet_id: str) -> pd.DataFrame:

@@ -107,7 +107,7 @@ def _plots(project: Project, packet_id: str, table) -> None:  # type: ignore[no-
         b = c2.selectbox("Columns: annotator", people, index=1, key="cm_b")
         cm = data.grade_confusion(table, a, b)
         if not cm.empty:
-            long = cm.rename_axis(index="row", columns="col").stack().reset_index(name="count")
+            long = data.confusion_long(cm)
             base = alt.Chart(long).encode(
                 x=alt.X("col:O", title=f"{b} grade"), y=alt.Y("row:O", title=f"{a} grade")
             )

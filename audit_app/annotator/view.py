@@ -215,7 +215,7 @@ def _nav_bar(
         "Go to item",
         ids,
         key="ann_jump",
-        format_func=marks.get,
+        format_func=lambda i: marks.get(i, i),
         on_change=_jump,
         label_visibility="collapsed",
     )

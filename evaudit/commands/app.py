@@ -1,7 +1,222 @@
-"""CLI commands for this area (filled in by its issue)."""
+"""`evaudit annotator|responses|serve|demo`: people, response files and the annotation app."""
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
 import click
 
-COMMANDS: list[click.Command] = []
+from evaudit.output import emit_json, table
+
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+_DIR = click.argument("directory", type=click.Path(path_type=Path))
+_HOST = click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+
+
+@click.group("annotator")
+def annotator() -> None:
+    """Add, list and revoke annotators (token links)."""
+
+
+@annotator.command("add")
+@_DIR
+@click.argument("name")
+@click.option(
+    "--packet", "packets", multiple=True, required=True, help="Packet to assign (repeatable)."
+)
+@click.option(
+    "--role",
+    type=click.Choice(["annotator", "adjudicator"]),
+    default="annotator",
+    show_default=True,
+    help="What the person does.",
+)
+@_HOST
+@click.option("--port", type=int, default=8501, show_default=True, help="Port used in the URL.")
+@_JSON
+def annotator_add(
+    directory: Path,
+    name: str,
+    packets: tuple[str, ...],
+    role: str,
+    host: str,
+    port: int,
+    as_json: bool,
+) -> None:
+    """Register NAME for packets; prints their login URL (the token is shown only now)."""
+    from audit_app.access import add_annotator, login_url
+    from packet_builder.project import open_project
+
+    entry, token = add_annotator(open_project(directory), name, list(packets), role)
+    url = login_url(token, host, port)
+    if as_json:
+        emit_json({"name": entry.name, "token": token, "url": url})
+        return
+    click.echo(f"{entry.name} ({entry.role}) on {', '.join(entry.packets)}")
+    click.echo(f"login URL (shown once): {url}")
+
+
+@annotator.command("list")
+@_DIR
+@_JSON
+def annotator_list(directory: Path, as_json: bool) -> None:
+    """List registered people, their role, packets and whether they are revoked."""
+    from audit_app.access import list_annotators
+    from packet_builder.project import open_project
+
+    people = list_annotators(open_project(directory))
+    if as_json:
+        emit_json({"annotators": [p.to_json() for p in people]})
+        return
+    rows = [
+        (p.name, p.role, ",".join(p.packets), "yes" if p.revoked else "", p.created) for p in people
+    ]
+    click.echo(table(rows, ["name", "role", "packets", "revoked", "created"]))
+
+
+@annotator.command("revoke")
+@_DIR
+@click.argument("name")
+@_JSON
+def annotator_revoke(directory: Path, name: str, as_json: bool) -> None:
+    """Revoke NAME's token at once (their journal is kept)."""
+    from audit_app.access import revoke_annotator
+    from packet_builder.project import open_project
+
+    entry = revoke_annotator(open_project(directory), name)
+    if as_json:
+        emit_json(entry.to_json())
+        return
+    click.echo(f"revoked {entry.name}")
+
+
+@click.group("responses")
+def responses() -> None:
+    """Import or export one annotator's responses (evaudit-responses JSON)."""
+
+
+@responses.command("import")
+@_DIR
+@click.argument("file", type=click.Path(path_type=Path))
+@_JSON
+def responses_import(directory: Path, file: Path, as_json: bool) -> None:
+    """Validate FILE fully (hash, annotator, keys, quotes) and append it to the journal."""
+    from audit_app.responses import import_responses
+    from packet_builder.project import open_project
+
+    result = import_responses(open_project(directory), file)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(
+        f"{result['annotator']} on {result['packet_id']}: {result['imported']} items appended, "
+        f"{result['unchanged']} unchanged; {result['complete']}/{result['total']} complete"
+    )
+
+
+@responses.command("export")
+@_DIR
+@click.option("--packet", required=True, help="Packet name.")
+@click.option("--annotator", "name", required=True, help="Annotator name.")
+@click.option(
+    "-o", "--out", type=click.Path(path_type=Path), help="Write to this file (default: stdout)."
+)
+def responses_export(directory: Path, packet: str, name: str, out: Path | None) -> None:
+    """Write NAME's latest answers on PACKET as an evaudit-responses JSON file."""
+    from audit_app.responses import export_responses
+    from evaudit.output import dumps
+    from packet_builder.project import open_project, write_json_atomic
+
+    doc = export_responses(open_project(directory), packet, name)
+    if out is None:
+        click.echo(dumps(doc))
+    else:
+        write_json_atomic(out, doc)
+        click.echo(f"wrote {out} ({len(doc['items'])} items)", err=True)
+
+
+def exec_streamlit(root: Path, host: str, port: int) -> None:
+    """Replace this process with the Streamlit server (so signals reach the server itself)."""
+    app = Path(__file__).resolve().parents[2] / "audit_app" / "streamlit_app.py"
+    argv = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
+        "--client.toolbarMode",
+        "viewer",
+        "--server.port",
+        str(port),
+        "--server.address",
+        host,
+        "--",
+        "--project",
+        str(root),
+    ]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, argv)
+
+
+@click.command("serve")
+@_DIR
+@_HOST
+@click.option("--port", type=int, default=8501, show_default=True, help="Port to listen on.")
+def serve(directory: Path, host: str, port: int) -> None:
+    """Start the annotation app for project DIRECTORY (Ctrl+C stops it)."""
+    from audit_app.demo import prepare_serving
+    from packet_builder.project import open_project
+
+    project = open_project(directory)
+    prepare_serving(project)
+    click.echo(f"admin: http://{host}:{port}/  (annotators use their token links)", err=True)
+    exec_streamlit(project.root, host, port)
+
+
+@click.command("demo")
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(path_type=Path),
+    help="New folder for the demo project (default: a fresh temporary folder).",
+)
+@_HOST
+@click.option("--port", type=int, default=8501, show_default=True, help="Port to serve on.")
+@click.option("--simulate", is_flag=True, help="Fill two annotators' journals with answers.")
+@click.option("--no-serve", is_flag=True, help="Build the project and print, but do not serve.")
+@_JSON
+def demo(
+    folder: Path | None, host: str, port: int, simulate: bool, no_serve: bool, as_json: bool
+) -> None:
+    """Build a demo project from sample_packets/, print login URLs and the admin password, serve."""
+    from audit_app.demo import build_demo
+
+    info = build_demo(folder, host=host, port=port, simulate=simulate, quiet=as_json)
+    if as_json:
+        emit_json(info)
+    else:
+        click.echo(f"demo project: {info['dir']}")
+        click.echo(f"admin:        {info['admin_url']}  password: {info['admin_password']}")
+        for name, url in info["urls"].items():
+            click.echo(f"{name:<12}  {url}")
+        if info["simulated"]:
+            done = ", ".join(f"{k}: {v} saves" for k, v in info["simulated"].items())
+            click.echo(f"simulated journals: {done}")
+    if not no_serve:
+        if as_json:
+            os.dup2(2, 1)  # keep stdout to the one JSON object; server logs go to stderr
+        exec_streamlit(Path(info["dir"]), host, port)
+
+
+COMMANDS: list[click.Command] = [annotator, responses, serve, demo]

@@ -1,0 +1,120 @@
+"""`evaudit demo`: a complete project from `sample_packets/` through the real chain.
+
+init -> ingest the sample PDFs -> load queries/qrels/evidence/runs -> build an
+initial packet -> add two annotators and an adjudicator -> (optionally)
+simulate two annotators' journals. The caller then serves the folder.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audit_app.access import add_annotator, login_url
+from evaudit.errors import InputError
+from packet_builder.project import Project, init_project
+
+PACKET = "initial"
+PEOPLE = (("alice", "annotator"), ("bob", "annotator"), ("carol", "adjudicator"))
+
+
+def sample_dir() -> Path:
+    """`sample_packets/` of this checkout (the demo data ships with the repository)."""
+    return Path(__file__).resolve().parent.parent / "sample_packets"
+
+
+@dataclass
+class SampleFiles:
+    pdf_dir: Path | None
+    pages: Path | None
+    queries: Path
+    qrels: Path
+    evidence: Path | None
+    runs: dict[str, Path] = field(default_factory=dict)
+
+
+def _first(root: Path, names: tuple[str, ...]) -> Path | None:
+    for name in names:
+        if (root / name).exists():
+            return root / name
+    return None
+
+
+def find_sample(root: Path) -> SampleFiles:
+    pdf_dir = _first(root, ("pdfs", "corpus", "documents", "pdf"))
+    pages = _first(root, ("pages.jsonl",))
+    queries = _first(root, ("queries.jsonl",))
+    qrels = _first(root, ("qrels.jsonl", "qrels.txt", "qrels.tsv", "qrels"))
+    if queries is None or qrels is None or (pdf_dir is None and pages is None):
+        raise InputError(
+            "sample benchmark incomplete (needs pdfs/ or pages.jsonl, queries.jsonl, qrels)",
+            file=root,
+            hint="restore sample_packets/ from the repository",
+        )
+    runs_dir = _first(root, ("runs",))
+    runs = {}
+    if runs_dir is not None and runs_dir.is_dir():
+        runs = {p.stem: p for p in sorted(runs_dir.iterdir()) if p.is_file()}
+    return SampleFiles(
+        pdf_dir=pdf_dir,
+        pages=pages if pdf_dir is None else None,
+        queries=queries,
+        qrels=qrels,
+        evidence=_first(root, ("evidence.jsonl",)),
+        runs=runs,
+    )
+
+
+def build_demo(
+    folder: Path | None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8501,
+    simulate: bool = False,
+    password: str | None = None,
+    quiet: bool = True,
+) -> dict[str, Any]:
+    """Build the demo project; returns folder, password, login URLs and what was simulated."""
+    from packet_builder.build import BuildSpec, build
+    from packet_builder.ingest import ingest
+    from packet_builder.loader import load_benchmark
+
+    sample = find_sample(sample_dir())
+    root = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="evaudit-demo-"))
+    project, generated = init_project(root, admin_password=password)
+    ingest(project, pdf_dir=sample.pdf_dir, pages_file=sample.pages, quiet=quiet)
+    load_benchmark(
+        project,
+        queries=sample.queries,
+        qrels=sample.qrels,
+        evidence=sample.evidence,
+        runs=sample.runs,
+    )
+    build(project, BuildSpec(name=PACKET, kind="initial", seed=7, quiet=quiet))
+    urls = {}
+    for name, role in PEOPLE:
+        _entry, token = add_annotator(project, name, [PACKET], role)
+        urls[name] = login_url(token, host, port)
+    simulated: dict[str, int] = {}
+    if simulate:
+        from audit_app.simulate import simulate as run_simulation
+
+        simulated = run_simulation(project, PACKET, ("alice", "bob"))
+    prepare_serving(project)
+    return {
+        "dir": str(project.root),
+        "admin_password": generated or password or "(from EVAUDIT_ADMIN_PASSWORD)",
+        "admin_url": f"http://{host}:{port}/",
+        "packet": PACKET,
+        "urls": urls,
+        "simulated": simulated,
+    }
+
+
+def prepare_serving(project: Project) -> list[Path]:
+    """Admin-side preparation before serving: the per-packet page-image maps."""
+    from audit_app.render import build_all_page_maps
+
+    return build_all_page_maps(project)

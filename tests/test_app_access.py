@@ -1,0 +1,165 @@
+"""Registry, tokens, admin password, response export/import and the CLI for them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from audit_app import access, journal
+from audit_app.responses import export_responses, import_responses
+from audit_app.session import AnnotatorSession, ItemState
+from evaudit.cli import cli
+from evaudit.errors import InputError, InputErrors
+from policies.gates import ConditionAnswer
+from tests.app_fixture import PASSWORD, build
+
+
+@pytest.fixture
+def fx(tmp_path: Path):
+    return build(tmp_path / "proj")
+
+
+def test_add_stores_only_token_hash_and_authenticates(fx) -> None:
+    entry, token = access.add_annotator(fx.project, "alice", ["initial"])
+    raw = fx.project.annotators_path.read_text()
+    assert token not in raw
+    assert hashlib.sha256(token.encode()).hexdigest() in raw
+    assert len(token) >= 32
+    who = access.authenticate(fx.project, token)
+    assert who is not None and who.name == "alice" and who.packets == ("initial",)
+    assert access.authenticate(fx.project, token + "x") is None
+    assert access.authenticate(fx.project, "") is None
+    access.revoke_annotator(fx.project, "alice")
+    assert access.authenticate(fx.project, token) is None
+    assert [p.revoked for p in access.list_annotators(fx.project)] == [True]
+
+
+def test_add_rejects_bad_input(fx) -> None:
+    access.add_annotator(fx.project, "alice", ["initial"])
+    with pytest.raises(InputError, match="already exists"):
+        access.add_annotator(fx.project, "alice", ["initial"])
+    with pytest.raises(InputError, match="no packet named"):
+        access.add_annotator(fx.project, "bob", ["nope"])
+    with pytest.raises(InputError, match="invalid annotator name"):
+        access.add_annotator(fx.project, "../evil", ["initial"])
+    with pytest.raises(InputError, match="invalid role"):
+        access.add_annotator(fx.project, "bob", ["initial"], role="boss")
+
+
+def test_admin_password(fx) -> None:
+    assert access.check_admin_password(fx.project, PASSWORD)
+    assert not access.check_admin_password(fx.project, "wrong")
+    assert not access.check_admin_password(fx.project, "")
+
+
+def _answered(fx, item_id: str) -> ItemState:
+    answers = {}
+    for i, ckey in enumerate(("C1", "C2")):
+        pkey = f"{item_id}-{ckey}-A"
+        answers[ckey] = (
+            ConditionAnswer("yes", (pkey,), {pkey: fx.quotes[pkey]})
+            if i == 0
+            else ConditionAnswer("no")
+        )
+    return ItemState(answers)
+
+
+def test_export_import_roundtrip(fx, tmp_path: Path) -> None:
+    access.add_annotator(fx.project, "alice", ["initial"])
+    session = AnnotatorSession.open(
+        fx.project.packets_dir, fx.project.journals_dir, "initial", "alice"
+    )
+    session.save("J001", _answered(fx, "J001"))
+    session.save("J002", ItemState({"C1": ConditionAnswer("yes")}))
+    doc = export_responses(fx.project, "initial", "alice")
+    assert doc["format"] == "evaudit-responses" and set(doc["items"]) == {"J001", "J002"}
+    assert doc["items"]["J001"]["complete"] is True
+    assert doc["items"]["J002"]["complete"] is False
+    path = tmp_path / "resp.json"
+    # Importing an unchanged export appends nothing; a changed item appends one line.
+    path.write_text(json.dumps(doc))
+    assert import_responses(fx.project, path)["imported"] == 0
+    doc["items"]["J002"] = {**doc["items"]["J001"], "conditions": _answered(fx, "J002").answers}
+    doc["items"]["J002"]["conditions"] = {
+        k: v.to_json() for k, v in _answered(fx, "J002").answers.items()
+    }
+    path.write_text(json.dumps(doc))
+    result = import_responses(fx.project, path)
+    assert result["imported"] == 1 and result["unchanged"] == 1 and result["complete"] == 2
+    lines = journal.read_journal(session.journal_path).lines
+    assert [ln["seq"] for ln in lines] == [1, 2, 3]
+    assert journal.latest_by_item(lines)["J002"]["complete"] is True
+
+
+def test_import_reports_every_problem_and_writes_nothing(fx, tmp_path: Path) -> None:
+    access.add_annotator(fx.project, "alice", ["initial"])
+    pk = "J001-C1-A"
+    bad = {
+        "format": "evaudit-responses",
+        "version": 1,
+        "packet_id": "initial",
+        "packet_sha256": "0" * 64,
+        "annotator": "mallory",
+        "items": {
+            "J999": {"conditions": {}},
+            "J001": {
+                "conditions": {
+                    "C1": {
+                        "answer": "yes",
+                        "pages": [pk],
+                        "quotes": {pk: "not on the page at all"},
+                    },
+                    "C2": {"answer": "maybe", "pages": ["J001-C1-B"], "quotes": {}},
+                    "C9": {"answer": "no", "pages": [], "quotes": {}},
+                },
+                "complete": True,
+            },
+        },
+    }
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(InputErrors) as err:
+        import_responses(fx.project, path)
+    text = "\n".join(err.value.all_lines())
+    for needle in (
+        "packet hash",
+        "unknown annotator 'mallory'",
+        "J999: not an item",
+        "the quote is not on this page",
+        "answer must be yes, no or null",
+        "page J001-C1-B is not in this condition's candidate pool",
+        "condition C9 is not a condition of this item",
+    ):
+        assert needle in text, needle
+    assert all(line.startswith(str(path)) for line in err.value.all_lines())
+    assert not list(fx.project.journals_dir.rglob("*.jsonl"))
+
+
+def test_cli_annotator_and_responses(fx, tmp_path: Path) -> None:
+    runner = CliRunner()
+    root = str(fx.project.root)
+    out = runner.invoke(cli, ["annotator", "add", root, "bob", "--packet", "initial", "--json"])
+    assert out.exit_code == 0, out.output
+    obj = json.loads(out.stdout)
+    assert set(obj) == {"name", "token", "url"} and obj["token"] in obj["url"]
+    listed = json.loads(runner.invoke(cli, ["annotator", "list", root, "--json"]).stdout)
+    assert listed["annotators"][0]["name"] == "bob"
+    assert "token" not in json.dumps(listed)
+    dup = runner.invoke(cli, ["annotator", "add", root, "bob", "--packet", "initial"])
+    assert dup.exit_code != 0 and "already exists" in dup.stderr and "Traceback" not in dup.output
+    exp = runner.invoke(
+        cli, ["responses", "export", root, "--packet", "initial", "--annotator", "bob"]
+    )
+    assert exp.exit_code == 0 and json.loads(exp.stdout)["items"] == {}
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    res = runner.invoke(cli, ["responses", "import", root, str(broken)])
+    assert res.exit_code != 0 and f"{broken}:1:" in res.stderr
+    rev = runner.invoke(cli, ["annotator", "revoke", root, "bob", "--json"])
+    assert json.loads(rev.stdout)["revoked"] is True
+    missing = runner.invoke(cli, ["annotator", "revoke", root, "zed"])
+    assert missing.exit_code != 0 and "no annotator named 'zed'" in missing.stderr
