@@ -31,7 +31,9 @@ PAGES = 10
 
 
 def filler(rng: random.Random, n_words: int) -> str:
-    words = ["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))) for _ in range(n_words)]
+    words = [
+        "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))) for _ in range(n_words)
+    ]
     return " ".join(words) + "."
 
 
@@ -90,8 +92,12 @@ def write_benchmark(
                 texts[planted] += f" Measured {cond['name']} was reported here in detail."
                 if d_idx < 3:
                     evidence.append(
-                        {"query_id": q["query_id"], "doc_id": d, "condition_id": cond["condition_id"],
-                         "pages": [planted + 1]}
+                        {
+                            "query_id": q["query_id"],
+                            "doc_id": d,
+                            "condition_id": cond["condition_id"],
+                            "pages": [planted + 1],
+                        }
                     )
             for p, text in enumerate(texts, start=1):
                 pages.append({"doc_id": d, "page": p, "text": "" if d == empty_doc else text})
@@ -127,8 +133,17 @@ def make_project(tmp: Path, name: str = "proj", **bench_options: Any) -> Path:
     files = write_benchmark(tmp / f"{name}-bench", **bench_options)
     cli_json("ingest", root, "--pages", files["pages"])
     cli_json(
-        "load", root, "--queries", files["queries"], "--qrels", files["qrels"],
-        "--evidence", files["evidence"], "--run", f"base={files['base']}",
-        "--run", f"variant={files['variant']}",
+        "load",
+        root,
+        "--queries",
+        files["queries"],
+        "--qrels",
+        files["qrels"],
+        "--evidence",
+        files["evidence"],
+        "--run",
+        f"base={files['base']}",
+        "--run",
+        f"variant={files['variant']}",
     )
     return root

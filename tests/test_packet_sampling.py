@@ -36,13 +36,23 @@ def test_per_stratum_exact_counts_and_reproducible() -> None:
     other = sample(candidates(), salt_for(2), STRATA, per_stratum=2)
     assert other.selected != s.selected
     # item order is the salted-hash order, never query order
-    assert [s.hashes[c.pair_id] for c in s.selected] == sorted(s.hashes[c.pair_id] for c in s.selected)
+    assert [s.hashes[c.pair_id] for c in s.selected] == sorted(
+        s.hashes[c.pair_id] for c in s.selected
+    )
 
 
 def test_proportional_allocation_largest_remainder() -> None:
-    assert proportional({("a",): 50, ("b",): 30, ("c",): 20}, 7) == {("a",): 4, ("b",): 2, ("c",): 1}
+    assert proportional({("a",): 50, ("b",): 30, ("c",): 20}, 7) == {
+        ("a",): 4,
+        ("b",): 2,
+        ("c",): 1,
+    }
     # quotas 3.33, 3.33, 3.33 -> remainders tie -> larger stratum, then key order
-    assert proportional({("a",): 10, ("b",): 10, ("c",): 10}, 10) == {("a",): 4, ("b",): 3, ("c",): 3}
+    assert proportional({("a",): 10, ("b",): 10, ("c",): 10}, 10) == {
+        ("a",): 4,
+        ("b",): 3,
+        ("c",): 3,
+    }
     s = sample(candidates(), salt_for(1), ("release",), total=9)
     assert [a["selected"] for a in s.allocation] == [5, 4]  # 30/30 split, remainder to R0
 
