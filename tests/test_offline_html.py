@@ -1,0 +1,583 @@
+"""The offline HTML packet: build, leak check, and the real file in headless Chromium over file://."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from audit_app.offline import build_offline_html
+from audit_app.offline.build import blinded_copy
+from evaudit.errors import InputError
+from packet_builder.leaks import check_text
+from policies.gates import ConditionAnswer, QuoteRule, check_item
+
+ANNOTATOR = "alice"
+RULE_TEXT = (
+    "Answer yes only when the displayed page text itself establishes the requirement. "
+    "Related or suggestive text is not enough; do not use outside knowledge."
+)
+PAGE_A = (
+    "Methods. The randomized trial enrolled 412 adult patients across nine sites in 2019.\n"
+    "Participants received the \ufb01xed dose for twelve weeks."
+)
+PAGE_B = "Results were reported in the \u201cprimary outcome\u201d table; see the appendix for evi-\ndence."
+PAGE_C = "An unrelated page about <b>budget</b> planning and </script> staff rotas."
+PAGE_D = "Adverse events included nausea \u2014 reported by 31 patients \u2014 and headache."
+PAGE_E = "The study was funded by a public grant and approved by the ethics board."
+
+
+def make_packet() -> dict[str, Any]:
+    """A small packet written by hand per docs/formats.md (no packet builder involved)."""
+
+    def pages(item: str, cond: str, texts: list[str]) -> list[dict[str, str]]:
+        return [
+            {"page_key": f"{item}-{cond}-{chr(65 + i)}", "text": t} for i, t in enumerate(texts)
+        ]
+
+    def cond(item: str, key: str, name: str, texts: list[str]) -> dict[str, Any]:
+        return {
+            "condition_key": key,
+            "name": name,
+            "requirement": f"The document states the {name.lower()}.",
+            "counts": [f"An explicit statement of the {name.lower()}."],
+            "does_not_count": ["A citation of another study.", "Inference from the title."],
+            "note": "Judge only the displayed text.",
+            "pages": pages(item, key, texts),
+        }
+
+    return {
+        "format": "evaudit-packet",
+        "version": 1,
+        "packet_id": "pilot",
+        "kind": "initial",
+        "rule": RULE_TEXT,
+        "quote_rule": {"min_words": 3, "min_chars": 12},
+        "items": [
+            {
+                "item_id": "J001",
+                "information_need": "Randomized trials in adults that report enrolment and dose.",
+                "conditions": [
+                    cond("J001", "C1", "Enrolment size", [PAGE_A, PAGE_B, PAGE_C]),
+                    cond("J001", "C2", "Primary outcome", [PAGE_B, PAGE_C]),
+                ],
+            },
+            {
+                "item_id": "J002",
+                "information_need": "Trials reporting adverse events and their funding source.",
+                "conditions": [
+                    cond("J002", "C1", "Adverse events", [PAGE_D, PAGE_C]),
+                    cond("J002", "C2", "Funding", [PAGE_E, PAGE_A]),
+                ],
+            },
+            {
+                "item_id": "J003",
+                "information_need": "Studies that describe the ethics approval.",
+                "conditions": [cond("J003", "C1", "Ethics approval", [PAGE_E, PAGE_D])],
+            },
+        ],
+    }
+
+
+def make_key(packet_sha256: str) -> dict[str, Any]:
+    """An admin key per docs/formats.md, with distinctive values to search the HTML for."""
+    items = {}
+    for n, item in enumerate(("J001", "J002", "J003")):
+        items[item] = {
+            "query_id": f"qsecret-{n}-7731",
+            "doc_id": f"docsecret-{n}-4410",
+            "file": f"hidden_report_{n}.pdf",
+            "n": 2,
+            "grade": 1,
+            "label": "subset",
+            "release": "rel-secret-2",
+            "source": "crosspage",
+            "status": None,
+            "conditions": {
+                "C1": {
+                    "condition_id": f"condsecret-{n}-a",
+                    "construction_pages": [3, 7],
+                    "pages": {
+                        f"{item}-C1-A": {
+                            "page": 7,
+                            "routes": {"bm25": 1, "dense": 2},
+                            "fused_rank": 1,
+                        }
+                    },
+                }
+            },
+        }
+    return {
+        "format": "evaudit-admin-key",
+        "version": 1,
+        "packet_id": "pilot",
+        "packet_sha256": packet_sha256,
+        "kind": "initial",
+        "params": {"seed": 7, "salt": "saltsecret9f0e2b7c", "strata": ["release", "source"]},
+        "sampling": {
+            "candidates": {"qsecret-0-7731\tdocsecret-0-4410": "hashsecret1a2b3c4d"},
+            "allocation": [],
+            "selection_sha256": "selsecret5e6f7a8b",
+        },
+        "items": items,
+    }
+
+
+def packet_bytes(packet: dict[str, Any]) -> bytes:
+    return (json.dumps(packet, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    packet = make_packet()
+    data = packet_bytes(packet)
+    sha = hashlib.sha256(data).hexdigest()
+    root = tmp_path_factory.mktemp("offline")
+    (root / "pilot.json").write_bytes(data)
+    html = build_offline_html(packet, sha, ANNOTATOR)
+    path = root / "pilot-alice.html"
+    path.write_text(html, encoding="utf-8")
+    return {"packet": packet, "sha": sha, "html": html, "path": path, "root": root}
+
+
+# ---- build and leak check (no browser) ------------------------------------
+
+
+def embedded_data(html: str) -> dict[str, Any]:
+    m = re.search(r'<script type="application/json" id="evaudit-data">(.*?)</script>', html, re.S)
+    assert m
+    return dict(json.loads(m.group(1)))
+
+
+def test_html_embeds_the_packet_exactly(built: dict[str, Any]) -> None:
+    data = embedded_data(built["html"])
+    assert data == {"packet": built["packet"], "packet_sha256": built["sha"], "annotator": "alice"}
+    # '</script>' in a page cannot end the data block early.
+    assert built["html"].count("</script>") == 4
+
+
+def test_html_is_self_contained(built: dict[str, Any]) -> None:
+    html = built["html"]
+    assert not re.search(r"""\b(?:src|href)\s*=\s*["']?(?!#)""", html, re.I)
+    assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", html, re.I)
+    assert "@import" not in html and "url(" not in html
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', html)
+    assert csp and "default-src 'none'" in csp.group(1) and "connect-src 'none'" in csp.group(1)
+    assert "unsafe-inline" not in csp.group(1)
+
+
+def test_no_admin_key_value_in_the_html(built: dict[str, Any]) -> None:
+    html = built["html"]
+    key = make_key(built["sha"])
+    assert check_text(html, key).leaks == []
+    low = html.lower()
+    secrets = ["saltsecret9f0e2b7c", "hashsecret1a2b3c4d", "selsecret5e6f7a8b", "rel-secret-2"]
+    for item in key["items"].values():
+        secrets += [item["query_id"], item["doc_id"], item["file"], "hidden_report"]
+        secrets += [c["condition_id"] for c in item["conditions"].values()]
+    for value in secrets:
+        assert value.lower() not in low, value
+    # No admin-key field name anywhere in the embedded data.
+    admin_fields = {
+        "query_id",
+        "doc_id",
+        "grade",
+        "label",
+        "routes",
+        "fused_rank",
+        "construction_pages",
+        "status",
+        "release",
+        "source",
+        "condition_id",
+        "page",
+    }
+
+    def keys(obj: Any) -> Iterator[str]:
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                yield k
+                yield from keys(v)
+        elif isinstance(obj, list):
+            for v in obj:
+                yield from keys(v)
+
+    assert not admin_fields & set(keys(embedded_data(html)))
+
+
+def test_extra_fields_never_reach_the_file(built: dict[str, Any]) -> None:
+    packet = make_packet()
+    packet["items"][0]["query_id"] = "qsecret-0-7731"
+    packet["items"][0]["conditions"][0]["pages"][0]["page"] = 7
+    packet["items"][0]["conditions"][0]["grade"] = 2
+    packet["admin"] = make_key(built["sha"])
+    html = build_offline_html(packet, built["sha"], ANNOTATOR)
+    assert "qsecret" not in html and "saltsecret" not in html
+    assert embedded_data(html)["packet"] == make_packet()
+    assert blinded_copy(packet) == make_packet()
+
+
+def test_build_is_deterministic(built: dict[str, Any]) -> None:
+    assert build_offline_html(make_packet(), built["sha"], ANNOTATOR) == built["html"]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda p: p.update(format="other"), "not an evaudit packet"),
+        (lambda p: p.update(items=[]), "the packet has no items"),
+        (lambda p: p["items"][1].update(item_id="J001"), "duplicate item_id J001"),
+        (lambda p: p["items"][0]["conditions"][0].update(pages=[]), "has no candidate pages"),
+        (lambda p: p["items"][0]["conditions"][0]["pages"][0].update(text=5), "must be text"),
+        (lambda p: p["items"][0]["conditions"][0].update(counts="x"), "list of texts"),
+    ],
+)
+def test_bad_packets_are_refused(built: dict[str, Any], mutate: Any, message: str) -> None:
+    packet = make_packet()
+    mutate(packet)
+    with pytest.raises(InputError, match=message):
+        build_offline_html(packet, built["sha"], ANNOTATOR)
+
+
+@pytest.mark.parametrize(
+    ("sha", "annotator", "message"),
+    [("abc", "alice", "not a SHA-256"), ("a" * 64, "", "empty"), ("a" * 64, " bob", "spaces")],
+)
+def test_bad_hash_or_annotator_refused(sha: str, annotator: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        build_offline_html(make_packet(), sha, annotator)
+
+
+# ---- the file in a real browser --------------------------------------------
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+        )
+        yield b
+        b.close()
+
+
+class Offline:
+    """A browser context with the network blocked, and a record of every request."""
+
+    def __init__(self, browser: Any, downloads: Path) -> None:
+        self.context = browser.new_context(accept_downloads=True)
+        self.blocked: list[str] = []
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.downloads = downloads
+        self.context.route("**/*", self._route)
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith(("file://", "blob:", "data:")):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def open(self, path: Path) -> Any:
+        page = self.context.new_page()
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.goto(path.as_uri())
+        page.wait_for_selector("html[data-ready='1']")
+        return page
+
+    def assert_offline(self) -> None:
+        assert self.blocked == []
+        assert [u for u in self.requests if not u.startswith(("file://", "blob:", "data:"))] == []
+        assert self.errors == []
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def expect(locator: Any) -> Any:
+    from playwright.sync_api import expect as _expect
+
+    return _expect(locator)
+
+
+def cond(page: Any, ckey: str) -> Any:
+    return page.locator(f"section.condition[data-cond='{ckey}']")
+
+
+def messages(page: Any, ckey: str) -> list[str]:
+    return [t.strip() for t in cond(page, ckey).locator("ul.messages li").all_inner_texts()]
+
+
+def answer(page: Any, ckey: str, value: str) -> None:
+    page.locator(f"input[name='answer-{ckey}'][value='{value}']").check()
+
+
+def select_page(page: Any, key: str, quote: str | None = None) -> None:
+    page.locator(f"input.select-page[data-page='{key}']").check()
+    if quote is not None:
+        page.locator(f"textarea.quote[data-page='{key}']").fill(quote)
+
+
+def item_id(page: Any) -> str:
+    text = page.locator("section.need h2").inner_text()
+    m = re.search(r"J\d+", text)
+    assert m
+    return m.group(0)
+
+
+def download_export(page: Any, dest: Path) -> dict[str, Any]:
+    with page.expect_download() as info:
+        page.locator("#btn-export").click()
+    info.value.save_as(dest)
+    return dict(json.loads(dest.read_text(encoding="utf-8")))
+
+
+def python_verdict(packet: dict[str, Any], item_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    item = next(i for i in packet["items"] if i["item_id"] == item_id)
+    pools = {
+        c["condition_key"]: {p["page_key"]: p["text"] for p in c["pages"]}
+        for c in item["conditions"]
+    }
+    answers = {k: ConditionAnswer.from_json(v) for k, v in body["conditions"].items()}
+    return check_item(answers, pools, QuoteRule(**packet["quote_rule"]))
+
+
+@pytest.mark.browser
+def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path) -> None:
+    packet = built["packet"]
+    net = Offline(browser, tmp_path)
+    page = net.open(built["path"])
+
+    # The whole screen: need, rule, rubric, every candidate page's text, shortcuts, progress.
+    assert item_id(page) == "J001"
+    body = page.locator("body").inner_text()
+    for text in (
+        packet["items"][0]["information_need"],
+        RULE_TEXT,
+        "Enrolment size",
+        "The document states the enrolment size.",
+        "A citation of another study.",
+        "Judge only the displayed text.",
+        "412 adult patients",
+        "primary outcome",
+        "</script> staff rotas",
+        "Alt+N",
+        "Alt+P",
+        "Alt+S",
+    ):
+        assert text in body, text
+    assert page.locator("#progress-text").inner_text() == "0 / 3 complete"
+    assert page.locator("section.condition").count() == 2
+    assert page.locator("b").count() == 0  # page text is shown as text, never as markup
+
+    # C1: yes with a valid quote (different case, straight quotes, ligature unfolded).
+    answer(page, "C1", "yes")
+    assert messages(page, "C1") == ["A 'yes' needs at least one selected page."]
+    select_page(page, "J001-C1-A")
+    assert messages(page, "C1") == ["Page J001-C1-A: add a verbatim quote from this page."]
+    page.locator("textarea.quote[data-page='J001-C1-A']").fill("trial")
+    assert messages(page, "C1") == [
+        "Page J001-C1-A: the quote is too short (at least 3 words and 12 characters)."
+    ]
+    page.locator("textarea.quote[data-page='J001-C1-A']").fill("ENROLLED 412 ADULT PATIENTS")
+    assert messages(page, "C1") == []
+    mark = cond(page, "C1").locator("article[data-page='J001-C1-A'] mark")
+    assert mark.inner_text() == "enrolled 412 adult patients"
+
+    # C2: yes with a quote that is not on the page.
+    answer(page, "C2", "yes")
+    select_page(page, "J001-C2-A", "the secondary outcome table")
+    assert messages(page, "C2") == [
+        "Page J001-C2-A: the quote is not on this page (check it verbatim)."
+    ]
+    assert "incomplete" in page.locator("#item-status").inner_text()
+    assert page.locator("#progress-text").inner_text() == "0 / 3 complete"
+
+    # Next by keyboard (Alt+N), then J002: a 'no' with a page selected is refused.
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("Alt+n")
+    assert item_id(page) == "J002"
+    answer(page, "C1", "no")
+    select_page(page, "J002-C1-A")
+    assert messages(page, "C1") == ["A 'no' carries no selected page: clear the page selection."]
+    cond(page, "C1").locator("button.clear-cond").click()
+    assert messages(page, "C1") == []
+    # Y answers the condition clicked last (C2) from the keyboard.
+    cond(page, "C2").locator("h3").click()
+    page.keyboard.press("y")
+    assert page.locator("input[name='answer-C2'][value='yes']").is_checked()
+    select_page(page, "J002-C2-A", "funded by a public grant")
+    assert messages(page, "C2") == []
+    assert "Item complete" in page.locator("#item-status").inner_text()
+    assert page.locator("#progress-text").inner_text() == "1 / 3 complete"
+    page.locator("#unclear").check()
+    page.locator("#comment").fill("Does 'funding source' include in-kind support?")
+
+    # Previous is live on an incomplete item; Alt+P goes back, clamped at the start.
+    page.locator("#btn-prev").click()
+    assert item_id(page) == "J001"
+    page.locator("#btn-prev").click()
+    assert item_id(page) == "J001"
+
+    # Reload: every draft is back; the app resumes at the first incomplete item (J001).
+    page.reload()
+    page.wait_for_selector("html[data-ready='1']")
+    assert "Resumed 2 item draft(s)" in page.locator("#notice").inner_text()
+    assert item_id(page) == "J001"
+    assert page.locator("textarea.quote[data-page='J001-C1-A']").input_value() == (
+        "ENROLLED 412 ADULT PATIENTS"
+    )
+    assert page.locator("input[name='answer-C2'][value='yes']").is_checked()
+    assert messages(page, "C2") == [
+        "Page J001-C2-A: the quote is not on this page (check it verbatim)."
+    ]
+    assert page.locator("#progress-text").inner_text() == "1 / 3 complete"
+    page.locator("#btn-next").click()
+    assert page.locator("#unclear").is_checked()
+    assert "in-kind" in page.locator("#comment").input_value()
+
+    # Export: the file is the docs/formats.md response export; every verdict matches the gates.
+    first = download_export(page, tmp_path / "first.json")
+    assert "not on that page" in page.locator("#export-status").inner_text()
+    assert first["format"] == "evaudit-responses" and first["version"] == 1
+    assert (first["packet_id"], first["packet_sha256"], first["annotator"]) == (
+        "pilot",
+        built["sha"],
+        ANNOTATOR,
+    )
+    assert sorted(first["items"]) == ["J001", "J002"]
+    for iid, item in first["items"].items():
+        verdict = python_verdict(packet, iid, item)
+        assert item["complete"] == all(not m for m in verdict.values()), iid
+    assert python_verdict(packet, "J001", first["items"]["J001"])["C2"] == [
+        "Page J001-C2-A: the quote is not on this page (check it verbatim)."
+    ]
+    assert first["items"]["J002"]["unclear"] is True
+
+    # Fix the bad quote, answer J003, export again: everything complete.
+    page.locator("#btn-prev").click()
+    page.locator("textarea.quote[data-page='J001-C2-A']").fill(
+        "the \u201cPRIMARY OUTCOME\u201d table"
+    )
+    assert messages(page, "C2") == []
+    page.keyboard.press("Alt+s")
+    assert "Saved" in page.locator("#save-status").inner_text()
+    page.locator("#item-select").select_option("2")
+    assert item_id(page) == "J003"
+    answer(page, "C1", "yes")
+    select_page(page, "J003-C1-A", "approved by the ethics board")
+    # A quote across a hyphenated line break in page B of J001-C1 is also accepted.
+    page.locator("#item-select").select_option("0")
+    select_page(page, "J001-C1-B", "see the appendix for evidence")
+    assert messages(page, "C1") == []
+    assert page.locator("#progress-text").inner_text() == "3 / 3 complete"
+    final = download_export(page, tmp_path / "final.json")
+    assert all(item["complete"] for item in final["items"].values())
+    assert sorted(final["items"]) == ["J001", "J002", "J003"]
+    for iid, item in final["items"].items():
+        assert all(not m for m in python_verdict(packet, iid, item).values()), iid
+    assert final["items"]["J001"]["conditions"]["C1"] == {
+        "answer": "yes",
+        "pages": ["J001-C1-A", "J001-C1-B"],
+        "quotes": {
+            "J001-C1-A": "ENROLLED 412 ADULT PATIENTS",
+            "J001-C1-B": "see the appendix for evidence",
+        },
+    }
+    assert final["items"]["J002"]["conditions"]["C1"] == {"answer": "no", "pages": [], "quotes": {}}
+    net.assert_offline()
+    net.close()
+
+    # Another machine (fresh browser storage): import the export and find every answer.
+    other = Offline(browser, tmp_path)
+    page2 = other.open(built["path"])
+    assert page2.locator("#progress-text").inner_text() == "0 / 3 complete"
+    page2.locator("#import-file").set_input_files(str(tmp_path / "final.json"))
+    expect(page2.locator("#import-status")).to_contain_text("Imported 3 item(s)")
+    assert page2.locator("#progress-text").inner_text() == "3 / 3 complete"
+    again = download_export(page2, tmp_path / "again.json")
+    assert again["items"] == final["items"]
+    other.assert_offline()
+    other.close()
+
+
+@pytest.mark.browser
+def test_import_refuses_files_of_other_annotators_or_packets(
+    browser: Any, built: dict[str, Any], tmp_path: Path
+) -> None:
+    net = Offline(browser, tmp_path)
+    page = net.open(built["path"])
+    base = {
+        "format": "evaudit-responses",
+        "version": 1,
+        "packet_id": "pilot",
+        "packet_sha256": built["sha"],
+        "annotator": ANNOTATOR,
+        "exported": "x",
+        "items": {
+            "J001": {
+                "conditions": {"C1": {"answer": "no", "pages": [], "quotes": {}}},
+                "unclear": False,
+                "comment": "",
+                "complete": False,
+            }
+        },
+    }
+    cases = [
+        ({"annotator": "bob"}, "belongs to annotator bob"),
+        ({"packet_sha256": "0" * 64}, "different version of this packet"),
+        ({"packet_id": "other"}, "for packet other"),
+        ({"format": "nope"}, "Not a responses file"),
+    ]
+    for i, (change, message) in enumerate(cases):
+        path = tmp_path / f"bad{i}.json"
+        path.write_text(json.dumps({**base, **change}), encoding="utf-8")
+        page.locator("#import-file").set_input_files(str(path))
+        expect(page.locator("#import-status")).to_contain_text(message)
+    assert page.locator("input[name='answer-C1'][value='no']").is_checked() is False
+    net.assert_offline()
+    net.close()
+
+
+@pytest.mark.browser
+def test_the_page_cannot_reach_the_network(
+    browser: Any, built: dict[str, Any], tmp_path: Path
+) -> None:
+    net = Offline(browser, tmp_path)
+    page = net.open(built["path"])
+    outcome = page.evaluate(
+        """async () => {
+            try { await fetch("http://127.0.0.1:9/x"); return "fetched"; }
+            catch (e) { return "refused"; }
+        }"""
+    )
+    assert outcome == "refused"
+    failed: list[tuple[str, str]] = []
+    page.on("requestfailed", lambda r: failed.append((r.url, r.failure or "")))
+    with page.expect_event("requestfailed"):
+        page.evaluate("() => { const i = new Image(); i.src = 'http://127.0.0.1:9/p.png'; }")
+    # The Content-Security-Policy stops both before anything reaches the network layer.
+    assert net.blocked == []
+    assert failed == [("http://127.0.0.1:9/p.png", "csp")]
+    net.context.close()
