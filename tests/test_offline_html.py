@@ -508,6 +508,7 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     assert final["items"]["J002"]["conditions"]["C1"] == {"answer": "no", "pages": [], "quotes": {}}
     net.assert_offline()
     net.close()
+    check_import_into_project(built, tmp_path / "first.json", tmp_path / "final.json", final)
 
     # Another machine (fresh browser storage): import the export and find every answer.
     other = Offline(browser, tmp_path)
@@ -520,6 +521,38 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     assert again["items"] == final["items"]
     other.assert_offline()
     other.close()
+
+
+def check_import_into_project(
+    built: dict[str, Any], with_bad_quote: Path, final_path: Path, final: dict[str, Any]
+) -> None:
+    """`evaudit responses import` refuses the draft export and takes the final one unchanged."""
+    from audit_app import journal
+    from audit_app.access import add_annotator
+    from audit_app.responses import import_responses
+    from audit_app.session import ItemState, load_packet, record
+    from packet_builder.project import init_project
+
+    project, _ = init_project(built["root"] / f"project-{final_path.stem}", admin_password="pw")
+    project.packet_path("pilot").write_bytes((built["root"] / "pilot.json").read_bytes())
+    add_annotator(project, ANNOTATOR, ["pilot"])
+    with pytest.raises(InputError) as err:
+        import_responses(project, with_bad_quote)
+    assert "item J001: condition C2: page J001-C2-A: the quote is not on this page" in str(
+        err.value
+    )
+    result = import_responses(project, final_path)
+    assert (result["imported"], result["complete"], result["total"]) == (3, 3, 3)
+    lines = journal.read_journal(journal.journal_path(project.journal_dir("pilot"), ANNOTATOR))
+    latest = journal.latest_by_item(lines.lines)
+    packet = load_packet(project.packet_path("pilot"))
+    for iid, body in final["items"].items():
+        line = latest[iid]
+        assert line["packet_sha256"] == built["sha"] and line["annotator"] == ANNOTATOR
+        assert {k: line[k] for k in body} == body, iid
+        # The same answers given in the app produce the same record.
+        app_line = record(packet, ANNOTATOR, iid, ItemState.from_line(body))
+        assert {k: app_line[k] for k in body} == body, iid
 
 
 @pytest.mark.browser
