@@ -241,7 +241,7 @@ def _list_parts(arr: pa.Array) -> tuple[np.ndarray, pa.Array, np.ndarray, np.nda
     lengths = lengths.astype(np.int64)
     values = arr.flatten()
     parents = np.repeat(np.arange(n, dtype=np.int64), lengths)
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    starts = np.cumsum(lengths) - lengths
     pos = np.arange(len(values), dtype=np.int64) - starts[parents]
     return valid, values, parents, pos
 
@@ -258,6 +258,9 @@ def _arrow_columns(
 ) -> RecordColumns | None:
     try:
         table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(block_size=_BLOCK))
+        # pyarrow 26 builds an invalid list array for a null object inside a list of
+        # objects (offsets past the values); full validation catches it.
+        table.validate(full=True)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         return None
     try:

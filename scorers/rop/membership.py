@@ -112,9 +112,8 @@ def _all_hits(
     counts = offsets[task_canon + 1] - offsets[task_canon]
     task_of = np.repeat(np.arange(len(task_rows), dtype=np.int64), counts)
     starts = np.repeat(offsets[task_canon], counts)
-    within = np.arange(len(task_of), dtype=np.int64) - np.repeat(
-        np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64), counts
-    )
+    first = np.cumsum(counts) - counts  # where each task's members start in task_of
+    within = np.arange(len(task_of), dtype=np.int64) - np.repeat(first, counts)
     need_raw = member_raw[starts + within]
     width = np.int64(max(n_raw, 1))
     present = np.isin(task_rows[task_of] * width + need_raw, ret_rows * width + ret_raw)

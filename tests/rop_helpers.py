@@ -1,0 +1,55 @@
+"""Build in-memory ROP declarations for tests (hashes computed the documented way)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from scorers.rop import evaluate
+from scorers.rop.evaluate import RopResult
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def bundle(
+    rows: list[Any],
+    population: list[str],
+    resolver: dict[str, Any],
+    *,
+    selection: dict[str, Any] | None = None,
+    output: dict[str, Any] | None = None,
+    mode: str = "hard",
+    extra_files: dict[str, bytes] | None = None,
+) -> tuple[bytes, dict[str, bytes | None]]:
+    records = "".join(r if isinstance(r, str) else json.dumps(r) + "\n" for r in rows).encode()
+    res = json.dumps(resolver).encode()
+    ids = sorted(population)
+    decl = {
+        "rop_version": "1",
+        "declaration_id": "test-decl",
+        "interface": {"name": "test-api", "version": "v1"},
+        "policy": {"authority": "spec", "producer": "tests", "revision": "r1"},
+        "mode": mode,
+        "population": {
+            "id_field": "record_id",
+            "ids": ids,
+            "count": len(ids),
+            "sha256": sha("".join(i + "\n" for i in ids).encode()),
+        },
+        "selection": selection or {"field": "sel"},
+        "output": output
+        or {"list_field": "ranking", "id_field": None, "cutoff": 3, "membership": "any"},
+        "resolver": {"path": "resolver.json", "sha256": sha(res)},
+        "records": {"path": "records.jsonl", "sha256": sha(records)},
+    }
+    files: dict[str, bytes | None] = {"resolver.json": res, "records.jsonl": records}
+    files.update(extra_files or {})
+    return json.dumps(decl).encode(), files
+
+
+def run(rows: list[Any], population: list[str], resolver: dict[str, Any], **kw: Any) -> RopResult:
+    data, files = bundle(rows, population, resolver, **kw)
+    return evaluate(data, files, "decl.json")
