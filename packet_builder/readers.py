@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -204,14 +203,9 @@ def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
 
 
 def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
-    """Whether any (query, document) pair repeats, via integer codes (no Python loop)."""
-    q = pc.dictionary_encode(qids).combine_chunks()
-    d = pc.dictionary_encode(dids).combine_chunks()
-    keys = q.indices.to_numpy().astype(np.int64) * max(len(d.dictionary), 1) + (
-        d.indices.to_numpy().astype(np.int64)
-    )
-    keys.sort()
-    return bool(keys.size > 1 and (keys[1:] == keys[:-1]).any())
+    """Whether any (query, document) pair repeats: one hash pass over joined ids."""
+    pairs = pc.binary_join_element_wise(qids, dids, "\x00")
+    return len(pc.unique(pairs)) != len(pairs)
 
 
 def read_qrels(path: str | Path) -> pd.DataFrame:

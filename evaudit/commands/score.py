@@ -19,7 +19,7 @@ from evaudit.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from scorers.runs import BoundQrels, RunInput
+    from scorers.runs import BoundQrels, PerQuery
 
 METRIC_NAMES = ("nclue", "gold_hit", "gold_ndcg", "ndcg")
 
@@ -109,18 +109,31 @@ def _parse_run_spec(spec: str) -> tuple[str | None, Path]:
     return None, Path(spec)
 
 
-def _load_runs(specs: tuple[str, ...]) -> list[RunInput]:
-    """Read run files (two at a time: pyarrow releases the GIL) and name them by tag or NAME=."""
+def _score_run_files(
+    specs: tuple[str, ...], bounds: list[BoundQrels], ties: str
+) -> list[dict[str, PerQuery]]:
+    """Read and score each run file under every bound qrel copy; name runs by tag or NAME=.
+
+    Two worker threads: pyarrow's reader and hash kernels release the GIL, so
+    reading one file overlaps scoring another. Returns one {tag: PerQuery} per bound.
+    """
     from packet_builder.readers import read_run
-    from scorers.runs import RunInput
+    from scorers.runs import measure, rank_run
 
     parsed = [_parse_run_spec(s) for s in specs]
+
+    def work(item: tuple[str | None, Path]) -> tuple[str, list[PerQuery]]:
+        name, path = item
+        df = read_run(path)
+        cols = (df["query_id"], df["doc_id"], df["score"])
+        scored = [measure(b, rank_run(b, *cols, ties=ties)) for b in bounds]  # type: ignore[arg-type]
+        return name or str(df["tag"].iloc[0]), scored
+
     with ThreadPoolExecutor(max_workers=2) as pool:
-        frames = list(pool.map(read_run, [p for _, p in parsed]))
-    runs: list[RunInput] = []
+        results = list(pool.map(work, parsed))
+    out: list[dict[str, PerQuery]] = [{} for _ in bounds]
     seen: dict[str, Path] = {}
-    for (name, path), df in zip(parsed, frames, strict=True):
-        tag = name or str(df["tag"].iloc[0])
+    for (_, path), (tag, scored) in zip(parsed, results, strict=True):
         if tag in seen:
             raise InputError(
                 f"run name {tag!r} is also used by {seen[tag]}",
@@ -128,8 +141,9 @@ def _load_runs(specs: tuple[str, ...]) -> list[RunInput]:
                 hint="name runs explicitly with --run NAME=FILE",
             )
         seen[tag] = path
-        runs.append(RunInput(tag, df["query_id"], df["doc_id"], df["score"]))
-    return runs
+        for i, pq in enumerate(scored):
+            out[i][tag] = pq
+    return out
 
 
 def _parse_pairs(pairs: tuple[str, ...], tags: list[str]) -> list[tuple[str, str]]:
@@ -325,12 +339,12 @@ def nclue_cmd(
 ) -> None:  # fmt: skip
     """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs."""
     from evaudit.output import emit_json
-    from scorers.runs import nclue_report, score_runs
+    from scorers.runs import nclue_report
 
     qids, n = _load_queries(queries, project)
     frame, source = _load_qrels(qrels, project, "--qrels")
     bound = _bind(qids, n, frame, source, k)
-    scored = score_runs(bound, _load_runs(runs), ties=ties)  # type: ignore[arg-type]
+    (scored,) = _score_run_files(runs, [bound], ties)
     rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
     if per_query is not None:
         _write_per_query(per_query, bound, scored)
@@ -350,16 +364,15 @@ def compare_cmd(
 ) -> None:  # fmt: skip
     """Paired differences, sign-flip p (Holm across pairs), family CIs, common-support ordering."""
     from evaudit.output import emit_json
-    from scorers.runs import compare_report, score_runs
+    from scorers.runs import compare_report
 
     if not pairs:
         raise InputError("no contrast given", hint="pass --pair BASE:VARIANT")
     qids, n = _load_queries(queries, project)
     frame, source = _load_qrels(qrels, project, "--qrels")
     bound = _bind(qids, n, frame, source, k)
-    loaded = _load_runs(runs)
-    pair_list = _parse_pairs(pairs, [r.tag for r in loaded])
-    scored = score_runs(bound, loaded, ties=ties)  # type: ignore[arg-type]
+    (scored,) = _score_run_files(runs, [bound], ties)
+    pair_list = _parse_pairs(pairs, list(scored))
     rep = compare_report(bound, scored, pair_list, draws=draws, bootstrap=bootstrap, seed=seed)
     emit_json(rep) if as_json else _print_compare(rep)
 
@@ -381,16 +394,14 @@ def impact_cmd(
 ) -> None:  # fmt: skip
     """Every run under the qrels before and after a revision, ordering agreement, pair tests."""
     from evaudit.output import emit_json
-    from scorers.runs import impact_report, label_changes, score_runs
+    from scorers.runs import impact_report, label_changes
 
     qids, n = _load_queries(queries, project)
     fb, sb = _load_qrels(qrels_before, project, "--qrels-before")
     fa, sa = _load_qrels(qrels_after, None, "--qrels-after")
     before, after = _bind(qids, n, fb, sb, k), _bind(qids, n, fa, sa, k)
-    loaded = _load_runs(runs)
-    pair_list = _parse_pairs(pairs, [r.tag for r in loaded])
-    sc_b = score_runs(before, loaded, ties=ties)  # type: ignore[arg-type]
-    sc_a = score_runs(after, loaded, ties=ties)  # type: ignore[arg-type]
+    sc_b, sc_a = _score_run_files(runs, [before, after], ties)
+    pair_list = _parse_pairs(pairs, list(sc_b))
     labels = label_changes(qids, n, fb, fa)
     rep = impact_report(
         before, after, sc_b, sc_a, labels, pair_list, metric=metric, draws=draws, seed=seed

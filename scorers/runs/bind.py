@@ -24,7 +24,7 @@ TIE_MODES: tuple[str, ...] = ("file", "trec_eval")
 def as_strings(values: Any) -> pa.Array | pa.ChunkedArray:
     """Any column of strings (pandas Series, list, numpy, arrow) as an arrow string array."""
     arr = values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values)
-    if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
+    if not pa.types.is_string(arr.type):  # large_string (pandas' str dtype) too: one kernel type
         arr = arr.cast(pa.string())
     return arr
 
@@ -40,6 +40,14 @@ def discounts(k: int) -> np.ndarray:
     return 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
 
 
+_SEP = "\x00"  # joins query and document ids into one hashable pair key
+
+
+def pair_keys(query_ids: pa.Array | pa.ChunkedArray, doc_ids: pa.Array | pa.ChunkedArray) -> Any:
+    """One string per (query, document) pair, for a single hash lookup per row."""
+    return pc.binary_join_element_wise(query_ids, doc_ids, _SEP)
+
+
 @dataclass(frozen=True)
 class BoundQrels:
     """Qrels bound to a fixed query set and cutoff k (see module docstring)."""
@@ -47,9 +55,8 @@ class BoundQrels:
     query_ids: pa.Array  # (Q,) strings, the denominator of every metric
     n: np.ndarray  # (Q,) number of conditions; gold = grade n
     k: int
-    doc_vocab: pa.Array  # distinct judged document ids (nonzero grades)
-    keys: np.ndarray  # sorted int64 keys qidx * len(doc_vocab) + didx
-    grades: np.ndarray  # grade of each key
+    pairs: pa.Array  # pair_keys of the judged (nonzero) qrels of these queries
+    grades: np.ndarray  # grade of each pair
     n_gold: np.ndarray  # (Q,) gold documents per query
     ideal_dcg: np.ndarray  # (Q,) DCG@k of the ideal graded ranking
     ideal_gold_dcg: np.ndarray  # (Q,) DCG@k of the ideal gold-only ranking
@@ -60,16 +67,16 @@ class BoundQrels:
     def n_queries(self) -> int:
         return len(self.query_ids)
 
-    def grades_of(self, qidx: np.ndarray, didx: np.ndarray) -> np.ndarray:
-        """Grade of each (query index, doc index) pair; 0 when unjudged or unknown."""
-        width = max(len(self.doc_vocab), 1)
-        key = qidx * width + didx
-        pos = np.searchsorted(self.keys, key)
-        pos = np.minimum(pos, max(len(self.keys) - 1, 0))
-        if len(self.keys) == 0:
-            return np.zeros(len(key), dtype=np.int64)
-        hit = (self.keys[pos] == key) & (qidx >= 0) & (didx >= 0)
-        return np.where(hit, self.grades[pos], 0)
+    def grades_of(self, keys: Any) -> np.ndarray:
+        """Grade of each pair key; 0 when unjudged."""
+        pos = _codes(keys, self.pairs)
+        if len(self.grades) == 0:
+            return np.zeros(len(pos), dtype=np.int64)
+        return np.where(pos >= 0, self.grades[np.maximum(pos, 0)], 0)
+
+
+def _flat(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
 def bind_qrels(
@@ -88,32 +95,23 @@ def bind_qrels(
     """
     if k < 1:
         raise ValueError("k must be >= 1")
-    qvocab = as_strings(query_ids)
-    if isinstance(qvocab, pa.ChunkedArray):
-        qvocab = qvocab.combine_chunks()
+    qvocab = _flat(as_strings(query_ids))
     n_arr = np.asarray(n, dtype=np.int64)
     if len(n_arr) != len(qvocab):
         raise ValueError("one n per query")
     if len(pc.unique(qvocab)) != len(qvocab):
         raise ValueError("query ids repeat")
     grades = np.asarray(qrel_grades, dtype=np.int64)
-    qids = as_strings(qrel_query_ids)
-    dids = as_strings(qrel_doc_ids)
-    qidx = _codes(qids, qvocab)
+    qidx = _codes(as_strings(qrel_query_ids), qvocab)
     keep = (qidx >= 0) & (grades > 0)
+    mask = pa.array(keep)
+    qids = _flat(pc.filter(as_strings(qrel_query_ids), mask))
+    dids = _flat(pc.filter(as_strings(qrel_doc_ids), mask))
     qidx, grades = qidx[keep], grades[keep]
-    dids_kept = pc.filter(dids, pa.array(keep))
-    doc_vocab = pc.unique(dids_kept)
-    if isinstance(doc_vocab, pa.ChunkedArray):
-        doc_vocab = doc_vocab.combine_chunks()
-    didx = _codes(dids_kept, doc_vocab)
     if (grades > n_arr[qidx]).any():
         raise ValueError("a qrel grade exceeds its query's number of conditions")
-    width = max(len(doc_vocab), 1)
-    keys = qidx * width + didx
-    order = np.argsort(keys, kind="stable")
-    keys, grades, qidx, didx = keys[order], grades[order], qidx[order], didx[order]
-    if keys.size > 1 and (keys[1:] == keys[:-1]).any():
+    pairs = _flat(pair_keys(qids, dids))
+    if len(pc.unique(pairs)) != len(pairs):
         raise ValueError("a (query, document) pair is judged twice")
     nq = len(qvocab)
     gold = grades == n_arr[qidx]
@@ -127,13 +125,14 @@ def bind_qrels(
     ideal[sq[top], pos[top]] = sg[top]
     disc = discounts(k)
     cum = np.concatenate([[0.0], np.cumsum(disc)])
-    family, n_families = families(nq, qidx[gold], didx[gold])
+    gold_docs = pc.filter(dids, pa.array(gold))
+    gold_didx = _codes(gold_docs, _flat(pc.unique(gold_docs)))
+    family, n_families = families(nq, qidx[gold], gold_didx)
     return BoundQrels(
         query_ids=qvocab,
         n=n_arr,
         k=k,
-        doc_vocab=doc_vocab,
-        keys=keys,
+        pairs=pairs,
         grades=grades,
         n_gold=n_gold,
         ideal_dcg=ideal @ disc,
@@ -184,6 +183,22 @@ class TopK:
     present: np.ndarray  # (Q,) bool: the run ranks at least one document for the query
 
 
+def _already_ranked(qidx: np.ndarray, sc: np.ndarray, strict: bool) -> bool:
+    """Whether rows are grouped by query and sorted by score within each group.
+
+    Most run files are; then file order is the ranking and no sort is needed.
+    strict (no equal scores within a query) makes the tie mode irrelevant.
+    """
+    if qidx.size < 2:
+        return True
+    new = qidx[1:] != qidx[:-1]
+    heads = np.concatenate([qidx[:1], qidx[1:][new]])
+    if np.bincount(heads).max() > 1:  # a query appears in two separate blocks
+        return False
+    down = sc[1:] < sc[:-1] if strict else sc[1:] <= sc[:-1]
+    return bool((down | new).all())
+
+
 def rank_run(
     bound: BoundQrels, query_ids: Any, doc_ids: Any, scores: Any, *, ties: Ties = "file"
 ) -> TopK:
@@ -199,22 +214,29 @@ def rank_run(
     darr = as_strings(doc_ids)
     sc = np.asarray(scores, dtype=np.float64)
     qidx = _codes(qarr, bound.query_ids)
-    didx = _codes(darr, bound.doc_vocab)
-    grade = bound.grades_of(qidx, didx)
-    known = qidx >= 0
-    nq, k = bound.n_queries, bound.k
-    if ties == "file":
-        tie_key = np.arange(len(sc))
+    grade = bound.grades_of(pair_keys(qarr, darr))
+    sel = np.flatnonzero(qidx >= 0)
+    if sel.size < qidx.size:
+        qidx, sc, grade = qidx[sel], sc[sel], grade[sel]
+        darr = pc.take(darr, pa.array(sel))
+    if _already_ranked(qidx, sc, strict=ties == "trec_eval"):
+        order = np.arange(qidx.size)
+    elif ties == "file":
+        # Two stable sorts = sort by (query, -score), file order among ties.
+        order = np.argsort(-sc, kind="stable")
+        order = order[np.argsort(qidx[order], kind="stable")]
     else:
-        # Rank of the doc id in descending byte order (0 = largest), as trec_eval's strcmp.
+        # Doc id rank in descending byte order (0 = largest), as trec_eval's strcmp.
         rank = pc.rank(darr, sort_keys="descending", tiebreaker="dense")
         tie_key = np.asarray(rank.to_numpy(zero_copy_only=False), dtype=np.int64)
-    sel = np.flatnonzero(known)
-    order = sel[np.lexsort((tie_key[sel], -sc[sel], qidx[sel]))]
+        order = np.lexsort((tie_key, -sc, qidx))
     sq = qidx[order]
-    pos = np.arange(len(sq)) - np.searchsorted(sq, sq, side="left")
-    top = pos < k
-    mat = np.zeros((nq, k), dtype=np.int64)
+    new = np.ones(sq.size, dtype=bool)
+    new[1:] = sq[1:] != sq[:-1]
+    starts = np.flatnonzero(new)
+    pos = np.arange(sq.size) - starts[np.cumsum(new) - 1]
+    top = pos < bound.k
+    mat = np.zeros((bound.n_queries, bound.k), dtype=np.int64)
     mat[sq[top], pos[top]] = grade[order][top]
-    present = np.bincount(sq, minlength=nq) > 0
+    present = np.bincount(sq, minlength=bound.n_queries) > 0
     return TopK(grades=mat, present=present)
