@@ -24,7 +24,7 @@ def fx(tmp_path: Path):
 
 
 def test_add_stores_only_token_hash_and_authenticates(fx) -> None:
-    entry, token = access.add_annotator(fx.project, "alice", ["initial"])
+    _entry, token = access.add_annotator(fx.project, "alice", ["initial"])
     raw = fx.project.annotators_path.read_text()
     assert token not in raw
     assert hashlib.sha256(token.encode()).hexdigest() in raw

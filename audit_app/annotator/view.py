@@ -102,8 +102,6 @@ def _state_from_widgets(session: AnnotatorSession, item_id: str) -> ItemState:
         quotes: dict[str, str] = {}
         for pkey in pool:
             quote = str(ss.get(_k(item_id, ckey, pkey, "q")) or "")
-            if quote.strip() and not ss.get(_k(item_id, ckey, pkey, "sel")):
-                ss[_k(item_id, ckey, pkey, "sel")] = True  # typing a quote selects its page
             if ss.get(_k(item_id, ckey, pkey, "sel")):
                 pages.append(pkey)
                 quotes[pkey] = quote
@@ -113,9 +111,15 @@ def _state_from_widgets(session: AnnotatorSession, item_id: str) -> ItemState:
     )
 
 
-def _save(item_id: str) -> None:
-    """Widget callback: persist the item's full state (append + fsync) before any confirmation."""
+def _save(item_id: str, quoted: str | None = None) -> None:
+    """Widget callback: persist the item's full state (append + fsync) before any confirmation.
+
+    `quoted` is the widget key prefix of a page whose quote box just changed: typing a
+    quote selects that page (unchecking it later is still possible).
+    """
     ss = st.session_state
+    if quoted is not None and str(ss.get(quoted + ":q") or "").strip():
+        ss[quoted + ":sel"] = True
     session: AnnotatorSession = ss["ann_session"]
     state = _state_from_widgets(session, item_id)
     try:
@@ -277,7 +281,7 @@ def _page_block(
         f"Quote from page {letter} ({pkey})",
         key=_k(item_id, ckey, pkey, "q"),
         on_change=_save,
-        args=(item_id,),
+        args=(item_id, _k(item_id, ckey, pkey)),
         placeholder="paste the exact words that establish the condition",
     )
     marked, span = highlight_html(text, quote)
