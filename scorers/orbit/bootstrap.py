@@ -21,11 +21,11 @@ Progress = Callable[[Iterable[int]], Iterator[int]]
 CHUNK = 1000  # replicates per block: bounds memory at CHUNK x claims counts per state
 
 
-def resample_counts(rng: np.random.Generator, n: int, size: int) -> FloatArray:
+def resample_counts(rng: np.random.Generator, n: int, size: int) -> NDArray[np.float32]:
     """(size, n) multiplicities of n claims drawn with replacement, one row per replicate."""
     draws = rng.integers(0, n, size=(size, n))
     flat = (draws + np.arange(size)[:, None] * n).ravel()
-    return np.bincount(flat, minlength=size * n).reshape(size, n).astype(np.float64)
+    return np.bincount(flat, minlength=size * n).reshape(size, n).astype(np.float32)
 
 
 def bootstrap_effects(

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from evaudit.errors import InputError, InputErrors
 from scorers.orbit.walsh import INTERFACES
 
+FloatArray = NDArray[np.float64]
 REQUIRED = ("dataset", "reader", "claim_id", "y", "ranker", "z1", "z2", "z3", "correct")
 MAX_LISTED = 50  # problems listed one per line before the rest are summarised
 
@@ -60,13 +61,32 @@ class OrbitData:
 
 
 def _strings(values: Any) -> NDArray[np.str_]:
-    return np.array(["" if v is None else str(v).strip() for v in values], dtype=str)
+    """Stripped text of a column (None becomes ""), vectorised for large tables."""
+    arr = np.asarray(values)
+    if arr.dtype == object:
+        arr = np.where(arr == None, "", arr)  # noqa: E711 - elementwise comparison
+    return np.strings.strip(arr.astype(str))
+
+
+def _lookup(values: NDArray[np.str_], table: dict[str, float], default: float) -> FloatArray:
+    """Map text through ``table`` once per distinct value (columns have few)."""
+    uniq, inverse = np.unique(values, return_inverse=True)
+    mapped = np.array([table.get(str(u), default) for u in uniq], dtype=np.float64)
+    return mapped[inverse.reshape(-1)]
 
 
 def _parse_sign(values: NDArray[np.str_]) -> NDArray[np.int64]:
     """-1/+1 from text such as "1", "+1", "-1", "1.0"; 0 marks an invalid cell."""
     lookup = {"1": 1, "+1": 1, "1.0": 1, "+1.0": 1, "+": 1, "-1": -1, "-1.0": -1, "-": -1}
-    return np.array([lookup.get(v, 0) for v in values], dtype=np.int64)
+    return _lookup(values, {k: float(v) for k, v in lookup.items()}, 0.0).astype(np.int64)
+
+
+def _parse_floats(values: NDArray[np.str_]) -> FloatArray:
+    """Floats, NaN where the text is not a number."""
+    try:
+        return values.astype(np.float64)
+    except ValueError:
+        return np.array([_to_float(str(v)) for v in values])
 
 
 def _problems_to_error(problems: list[InputError]) -> InputErrors:
@@ -164,13 +184,12 @@ def build_design(
             "binding, vocabulary and order are coded -1 or +1",
         )
     corr_lookup = {"0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0, "False": 0.0, "True": 1.0}
-    correct = np.array([corr_lookup.get(v, np.nan) for v in col["correct"]])
+    correct = _lookup(col["correct"], corr_lookup, np.nan)
     bad(np.isnan(correct), "correct is {correct!r}, not 0 or 1", "use 0 or 1")
     log_odds = np.zeros(len(correct))
     if has_log_odds:
         raw = _strings(columns["log_odds"])[keep]
-        with np.errstate(invalid="ignore"):
-            log_odds = np.array([_to_float(v) for v in raw])
+        log_odds = _parse_floats(raw)
         for i in np.flatnonzero(~np.isfinite(log_odds)):
             problems.append(
                 InputError(

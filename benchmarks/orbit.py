@@ -1,0 +1,130 @@
+"""Benchmark of `evaudit orbit analyze` at the issue's scale.
+
+8 environments (2 datasets x 4 readers) x 2,000 claims x 2 rankers x 8 interfaces
+(256,000 rows), 10,000 verdict-stratified bootstrap replicates, 200 selector splits.
+
+Project: the vectorised bootstrap (resampling counts x claim columns, one matrix product
+per state and block of replicates), and the whole analysis (table checks, bootstrap,
+families, decisions, selector comparison) from in-memory columns.
+Baseline: the same bootstrap written as a per-replicate Python loop (draw indices, index the
+claims, take means, form g, h and Walsh coefficients; NumPy inside each replicate). It is
+timed on a fixed subset of replicates and extrapolated linearly to 10,000: each replicate
+does identical work, so the per-replicate cost is constant.
+
+Run: .venv/bin/python benchmarks/orbit.py
+"""
+
+from __future__ import annotations
+
+import time
+from itertools import product
+
+import numpy as np
+
+from scorers.orbit.analysis import Options, analyze
+from scorers.orbit.bootstrap import bootstrap_effects
+from scorers.orbit.design import Dataset, build_design
+from scorers.orbit.walsh import INTERFACES, walsh
+
+DATASETS, READERS, CLAIMS, REPLICATES, BASELINE_SUBSET = 2, 4, 2000, 10_000, 200
+
+
+def make_columns(seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    z = np.array([[1 if c == "+" else -1 for c in k] for k in INTERFACES])
+    parts: dict[str, list[np.ndarray]] = {
+        c: []
+        for c in (
+            "dataset",
+            "reader",
+            "claim_id",
+            "y",
+            "ranker",
+            "z1",
+            "z2",
+            "z3",
+            "correct",
+            "log_odds",
+        )
+    }
+    for d, r in product(range(DATASETS), range(READERS)):
+        y = np.where(np.arange(CLAIMS) < CLAIMS // 2, 1.0, -1.0)
+        for k, ranker in enumerate(("BM25", "BGE")):
+            shared = rng.normal(size=CLAIMS)[:, None]
+            gain = 0.2 * k * (1 + 0.3 * z[:, 0] * (r % 2))[None, :]
+            lo = y[:, None] * (0.5 + gain + shared) + 0.3 * rng.normal(size=(CLAIMS, 8))
+            n = CLAIMS * 8
+            parts["dataset"].append(np.full(n, f"D{d}"))
+            parts["reader"].append(np.full(n, f"R{r}"))
+            parts["claim_id"].append(np.repeat([f"c{i}" for i in range(CLAIMS)], 8))
+            parts["y"].append(np.repeat(np.where(y > 0, "+", "-"), 8))
+            parts["ranker"].append(np.full(n, ranker))
+            for j in range(3):
+                parts[f"z{j + 1}"].append(np.tile(z[:, j], CLAIMS).astype(str))
+            parts["correct"].append(((lo > 0) == (y[:, None] > 0)).astype(int).ravel().astype(str))
+            parts["log_odds"].append(lo.ravel().astype(str))
+    return {c: np.concatenate(v) for c, v in parts.items()}
+
+
+def loop_bootstrap(ds: Dataset, replicates: int, rng: np.random.Generator) -> np.ndarray:
+    """The baseline: one Python iteration per replicate."""
+    plus, minus = np.flatnonzero(ds.positive), np.flatnonzero(~ds.positive)
+    out = np.empty((replicates, len(ds.environments), 2, 8))
+    for b in range(replicates):
+        ip = plus[rng.integers(0, len(plus), len(plus))]
+        im = minus[rng.integers(0, len(minus), len(minus))]
+        for e, env in enumerate(ds.environments):
+            acc_p = env.correct[ip].mean(axis=0)
+            acc_m = env.correct[im].mean(axis=0)
+            d_p, d_m = acc_p[1] - acc_p[0], acc_m[1] - acc_m[0]
+            out[b, e, 0] = (d_p + d_m) / 2
+            out[b, e, 1] = (d_p - d_m) / 2
+    walsh(out)  # the baseline also forms the coefficients
+    return out
+
+
+def main() -> None:
+    columns = make_columns()
+    rows = len(columns["y"])
+    t0 = time.perf_counter()
+    data = build_design(
+        columns, base="BM25", variant="BGE", source="bench", lines=np.arange(rows) + 2
+    )
+    t_design = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    for d, ds in enumerate(data.datasets):
+        walsh(bootstrap_effects(ds, REPLICATES, np.random.default_rng(d)))
+    t_boot = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    for d, ds in enumerate(data.datasets):
+        loop_bootstrap(ds, BASELINE_SUBSET, np.random.default_rng(d))
+    t_loop_subset = time.perf_counter() - t0
+    t_loop = t_loop_subset * REPLICATES / BASELINE_SUBSET
+
+    t0 = time.perf_counter()
+    result = analyze(data, Options(bootstrap=REPLICATES, seed=1))
+    t_analyze = time.perf_counter() - t0
+
+    print(
+        f"orbit benchmark: {len(data.environments)} environments x {CLAIMS} claims x 2 rankers"
+        f" x 8 interfaces = {rows:,} rows; {REPLICATES:,} bootstrap replicates"
+    )
+    print(f"project bootstrap (vectorised, {REPLICATES:,} replicates): {t_boot:8.2f} s")
+    print(
+        f"baseline per-replicate Python loop: {t_loop_subset:.2f} s for {BASELINE_SUBSET} "
+        f"replicates, extrapolated x{REPLICATES // BASELINE_SUBSET} to {REPLICATES:,}: "
+        f"{t_loop:8.2f} s"
+    )
+    print(f"speed-up (baseline / project): {t_loop / t_boot:8.1f}x   (target >= 20x)")
+    print(f"table checks (build_design, in-memory columns): {t_design:8.2f} s")
+    print(
+        f"whole analysis (analyze: bootstrap, families, decisions, 200 splits): {t_analyze:8.2f} s"
+    )
+    print(f"whole analysis incl. table checks: {t_design + t_analyze:8.2f} s   (target <= 20 s)")
+    print(f"H1 holds: {result['replication']['H1']['holds']}")
+
+
+if __name__ == "__main__":
+    main()
