@@ -301,10 +301,14 @@ class Offline:
         page = self.context.new_page()
         page.on("request", lambda r: self.requests.append(r.url))
         page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("console", self._console)
         page.goto(path.as_uri())
         page.wait_for_selector("html[data-ready='1']")
         return page
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
 
     def assert_offline(self) -> None:
         assert self.blocked == []

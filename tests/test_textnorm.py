@@ -122,7 +122,7 @@ def test_random_strings_agree() -> None:
     texts = [_random_text(rng, 40) for _ in range(3000)]
     assert run_node("normalize", texts) == [normalize(t) for t in texts]
 
-    quotes = []
+    quotes: list[dict[str, Any]] = []
     for _ in range(1500):
         q = _random_text(rng, 25)
         quotes.append({"quote": q, "min_words": rng.randint(1, 4), "min_chars": rng.randint(1, 14)})
