@@ -25,7 +25,7 @@ _RATERS = click.option(
 def _pct(prop: dict[str, Any]) -> str:
     lo, hi = prop.get("wilson95", [None, None])
     ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]%" if lo is not None else ""
-    rate = prop.get("rate")
+    rate = prop.get("rate", prop["count"] / prop["total"] if prop["total"] else None)
     rate_s = f"{100 * rate:.1f}%" if isinstance(rate, float) else "n/a"
     return f"{prop['count']}/{prop['total']} ({rate_s}){ci}"
 
