@@ -208,6 +208,33 @@ def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
     return len(pc.unique(pairs)) != len(pairs)
 
 
+def _arrow_jsonl_qrels(path: Path) -> pd.DataFrame | None:
+    """JSONL qrels via pyarrow when every line is clean; None sends them down the checked path."""
+    import pyarrow.json as pajson
+
+    try:
+        table = pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 24))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
+        return None
+    schema = table.schema
+    if (
+        table.num_rows == 0
+        or "grade" not in schema.names
+        or "relevance" in schema.names
+        or not all(n in schema.names for n in ("query_id", "doc_id"))
+        or not pa.types.is_string(schema.field("query_id").type)
+        or not pa.types.is_string(schema.field("doc_id").type)
+        or not pa.types.is_int64(schema.field("grade").type)
+    ):
+        return None
+    cols = [table.column(n) for n in ("query_id", "doc_id", "grade")]
+    if any(c.null_count for c in cols) or pc.min(cols[2]).as_py() < 0:
+        return None
+    if _has_duplicate_pairs(cols[0], cols[1]):
+        return None
+    return pa.table(dict(zip(QREL_COLUMNS, cols, strict=True))).to_pandas()
+
+
 def read_qrels(path: str | Path) -> pd.DataFrame:
     """Qrels as a DataFrame (query_id, doc_id, grade); TREC `qid 0 docid grade` or JSONL."""
     path = Path(path)
@@ -215,6 +242,9 @@ def read_qrels(path: str | Path) -> pd.DataFrame:
     if not first:
         raise InputError("qrels file is empty", file=path)
     if first.startswith("{"):
+        fast_json = _arrow_jsonl_qrels(path)
+        if fast_json is not None:
+            return fast_json
         rows = []
         for lineno, obj in _json_lines(path):
             qid = obj.get("query_id")

@@ -103,3 +103,22 @@ def test_sorted_and_shuffled_runs_rank_alike() -> None:
     a = rank_run(b, *zip(*ranked, strict=True), ties="trec_eval")
     c = rank_run(b, *zip(*sh, strict=True), ties="trec_eval")
     assert np.array_equal(a.grades, c.grades)
+
+
+def test_fast_jsonl_qrels_equal_checked_path(tmp_path: Path) -> None:
+    import json
+
+    p = tmp_path / "q.jsonl"
+    rows = [{"query_id": f"q{i % 5}", "doc_id": f"d{i}", "grade": i % 3} for i in range(200)]
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fast = readers.read_qrels(p)
+    t = tmp_path / "q.txt"
+    t.write_text("".join(f"{r['query_id']} 0 {r['doc_id']} {r['grade']}\n" for r in rows))
+    pd.testing.assert_frame_equal(fast, readers.read_qrels(t))
+    # Anything unclean takes the checked path and names the line.
+    p.write_text(json.dumps(rows[0]) + "\n" + json.dumps({**rows[1], "grade": 1.5}) + "\n")
+    with pytest.raises(InputError, match=r"q.jsonl:2: qrel grade must be an integer"):
+        readers.read_qrels(p)
+    p.write_text(json.dumps(rows[0]) + "\n" + json.dumps(rows[0]) + "\n")
+    with pytest.raises(InputError, match=r"q.jsonl:2: duplicate qrel"):
+        readers.read_qrels(p)
