@@ -479,8 +479,20 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     ]
     assert first["items"]["J002"]["unclear"] is True
 
+    # Typing a quote selects its page; unchecking it keeps the text but leaves it unjudged.
+    page.locator("#item-select").select_option("2")
+    page.locator("textarea.quote[data-page='J003-C1-B']").fill("nothing like this on the page")
+    assert page.locator("input.select-page[data-page='J003-C1-B']").is_checked()
+    answer(page, "C1", "yes")
+    assert messages(page, "C1") == [
+        "Page J003-C1-B: the quote is not on this page (check it verbatim)."
+    ]
+    page.locator("input.select-page[data-page='J003-C1-B']").uncheck()
+    assert messages(page, "C1") == ["A 'yes' needs at least one selected page."]
+    assert page.locator("textarea.quote[data-page='J003-C1-B']").input_value() != ""
+
     # Fix the bad quote, answer J003, export again: everything complete.
-    page.locator("#btn-prev").click()
+    page.locator("#item-select").select_option("0")
     page.locator("textarea.quote[data-page='J001-C2-A']").fill(
         "the \u201cPRIMARY OUTCOME\u201d table"
     )
@@ -489,7 +501,6 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     assert "Saved" in page.locator("#save-status").inner_text()
     page.locator("#item-select").select_option("2")
     assert item_id(page) == "J003"
-    answer(page, "C1", "yes")
     select_page(page, "J003-C1-A", "approved by the ethics board")
     # A quote across a hyphenated line break in page B of J001-C1 is also accepted.
     page.locator("#item-select").select_option("0")
@@ -510,6 +521,9 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
         },
     }
     assert final["items"]["J002"]["conditions"]["C1"] == {"answer": "no", "pages": [], "quotes": {}}
+    assert final["items"]["J003"]["conditions"]["C1"]["quotes"] == {
+        "J003-C1-A": "approved by the ethics board"
+    }
     net.assert_offline()
     net.close()
     check_import_into_project(built, tmp_path / "first.json", tmp_path / "final.json", final)

@@ -86,9 +86,15 @@
     return drafts[itemId] || null;
   }
 
+  /**
+   * Gate messages per condition. As in the app, only the selected pages' quotes are part of
+   * the answer; text left in an unselected page's box is kept on screen but not judged.
+   */
   function problems(itemId) {
     const d = drafts[itemId];
-    return G.checkItem(d ? d.conditions : {}, pools[itemId], RULE, norms(itemId));
+    const answers = {};
+    for (const [ckey, c] of Object.entries(d ? d.conditions : {})) answers[ckey] = conditionJson(c);
+    return G.checkItem(answers, pools[itemId], RULE, norms(itemId));
   }
 
   function isComplete(itemId) {
@@ -384,6 +390,13 @@
     const c = draft(ITEMS[current].item_id, true).conditions[ckey];
     if (text === "") delete c.quotes[key];
     else c.quotes[key] = text;
+    if (G.pyStrip(text) !== "" && !c.pages.includes(key)) {
+      // Typing a quote selects its page, as in the app (unchecking it later is still possible).
+      const box = document.querySelector(`input.select-page[data-page="${key}"]`);
+      if (box) box.checked = true;
+      togglePage(ckey, key, true);
+      return;
+    }
     activeCond = ckey;
     commit();
   }
