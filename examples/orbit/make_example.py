@@ -81,11 +81,9 @@ def main() -> None:
     print(f"wrote {len(rows)} rows to {OUT}")
 
 
-def _zs() -> list[tuple[int, int, int]]:
-    return [
-        tuple(1 if c == "+" else -1 for c in key)
-        for key in ("+++", "++-", "+-+", "+--", "-++", "-+-", "--+", "---")
-    ]
+def _zs() -> list[tuple[int, ...]]:
+    """(z1, z2, z3) in interface order "+++", "++-", "+-+", ..., "---"."""
+    return list(product((1, -1), repeat=3))
 
 
 if __name__ == "__main__":
