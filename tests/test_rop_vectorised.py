@@ -12,7 +12,7 @@ from scorers.rop import evaluate_reference, validate
 from scorers.rop.columns import _arrow_columns, _python_columns
 from scorers.rop.evaluate import evaluate
 from scorers.rop.membership import assign_verdicts
-from tests.rop_helpers import bundle
+from tests.test_rop_helpers import bundle
 
 RESOLVER = {
     "version": "t1",
