@@ -178,106 +178,6 @@ def _write_per_query(path: Path, bound: BoundQrels, scored: Any) -> None:
         raise InputError(f"cannot write per-query file ({exc.strerror})", file=path) from exc
 
 
-def _pts(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}"
-
-
-def _ci(ci: list[float] | None) -> str:
-    return "-" if ci is None else f"[{_pts(ci[0])}, {_pts(ci[1])}]"
-
-
-def _p(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3f}"
-
-
-def _mpg(d: dict[str, float]) -> str:
-    return "/".join(f"{d[k]:.3f}" for k in ("miss", "subset_first", "gold_first"))
-
-
-def _print_nclue(rep: dict[str, Any]) -> None:
-    from evaudit.output import table
-
-    runs = sorted(rep["runs"].items(), key=lambda kv: -kv[1]["nclue"])
-    rows = []
-    for rank, (tag, r) in enumerate(runs, start=1):
-        o = r["outcomes"]
-        rows.append(
-            [rank, tag, _pts(r["nclue"]), _ci(r["ci95"]["nclue"]), _pts(r["gold_hit"]),
-             _pts(r["gold_ndcg"]), _pts(r["ndcg"]),
-             f"{o['miss']}/{o['subset_first']}/{o['gold_first']}"]
-        )  # fmt: skip
-    click.echo(
-        f"n-Clue Score@{rep['k']} over {rep['queries']} queries "
-        f"({rep['queries_without_gold']} without gold; {rep['families']} exact gold families). "
-        f"Points x100; 95% exact-family bootstrap, {rep['bootstrap']} replicates."
-    )
-    headers = ["rank", "run", "n-Clue", "95% CI", "Gold Hit", "Gold-NDCG", "NDCG", "M/P/G"]
-    click.echo(table(rows, headers))
-
-
-def _print_compare(rep: dict[str, Any]) -> None:
-    from evaudit.output import table
-
-    rows, rows2 = [], []
-    for pr in rep["pairs"]:
-        name = f"{pr['base']} -> {pr['variant']}"
-        d = pr["diff"]
-        rows.append(
-            [name, f"{100 * d['nclue']:+.1f}", _ci(pr["ci95"]["nclue"]),
-             f"{100 * d['gold_hit']:+.1f}", f"{100 * d['gold_ndcg']:+.1f}",
-             f"{100 * d['ndcg']:+.1f}", _p(pr["p"]["nclue"]), _p(pr["p_holm"]["nclue"])]
-        )  # fmt: skip
-        dd = pr["delta_D"]
-        rows2.append(
-            [name, pr["common_n"], "-" if dd is None else f"{dd:+.3f}",
-             _mpg(pr["base_mpg"]), _mpg(pr["variant_mpg"])]
-        )  # fmt: skip
-    click.echo(
-        f"Paired contrasts at k={rep['k']} over {rep['queries']} queries (points x100; "
-        f"{rep['draws']} sign-flip draws; {rep['bootstrap']} family-bootstrap replicates)."
-    )
-    h1 = ["contrast", "dScore", "95% CI", "dHit", "dGoldNDCG", "dNDCG", "p", "Holm p"]
-    click.echo(table(rows, h1))
-    click.echo("\nCommon-support ordering (seed 002 Table S1f): M/P/G = miss/subset/gold first.")
-    click.echo(table(rows2, ["contrast", "common n", "delta D", "base M/P/G", "variant M/P/G"]))
-
-
-def _print_impact(rep: dict[str, Any]) -> None:
-    from evaudit.output import table
-
-    m = rep["metric"]
-    order = rep["ordering"]
-    lab = rep["labels"]
-    click.echo(
-        f"Qrel revision impact at k={rep['k']} over {rep['queries']} queries: "
-        f"{lab['changed']} labels changed ({lab['added']} added, {lab['removed']} removed, "
-        f"{lab['regraded']} regraded; {lab['to_gold']} to gold, {lab['from_gold']} from gold)."
-    )
-    rows = [
-        [tag, order["rank_before"][tag], order["rank_after"][tag],
-         *(f"{_pts(r['before'][x])} -> {_pts(r['after'][x])}" for x in METRIC_NAMES)]
-        for tag, r in sorted(rep["runs"].items(), key=lambda kv: order["rank_after"][kv[0]])
-    ]  # fmt: skip
-    click.echo(table(rows, ["run", "rank before", "rank after", *METRIC_NAMES]))
-    corr = [
-        [x, _p(c["spearman"]), _p(c["kendall"]), c["max_rank_shift"]]
-        for x, c in rep["correlations"].items()
-    ]
-    click.echo(f"\nSystem-ordering agreement (ranks above by {m}):")
-    click.echo(table(corr, ["metric", "Spearman", "Kendall", "max rank shift"]))
-    if rep["pairs"]:
-        prs = []
-        for pr in rep["pairs"]:
-            b, a = pr["before"], pr["after"]
-            prs.append(
-                [f"{pr['base']} -> {pr['variant']}",
-                 f"{100 * b['diff'][m]:+.1f}", _p(b["p"][m]),
-                 f"{100 * a['diff'][m]:+.1f}", _p(a["p"][m])]
-            )  # fmt: skip
-        click.echo(f"\nPaired {m} difference (points) and sign-flip p before -> after:")
-        click.echo(table(prs, ["contrast", "diff before", "p before", "diff after", "p after"]))
-
-
 # ---- options shared by the commands -------------------------------------------------------
 
 _path = click.Path(path_type=Path, dir_okay=False)
@@ -340,6 +240,7 @@ def nclue_cmd(
     """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs."""
     from evaudit.output import emit_json
     from scorers.runs import nclue_report
+    from scorers.runs.tables import nclue_text
 
     qids, n = _load_queries(queries, project)
     frame, source = _load_qrels(qrels, project, "--qrels")
@@ -348,7 +249,7 @@ def nclue_cmd(
     rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
     if per_query is not None:
         _write_per_query(per_query, bound, scored)
-    emit_json(rep) if as_json else _print_nclue(rep)
+    emit_json(rep) if as_json else click.echo(nclue_text(rep))
 
 
 @score.command("compare")
@@ -365,6 +266,7 @@ def compare_cmd(
     """Paired differences, sign-flip p (Holm across pairs), family CIs, common-support ordering."""
     from evaudit.output import emit_json
     from scorers.runs import compare_report
+    from scorers.runs.tables import compare_text
 
     if not pairs:
         raise InputError("no contrast given", hint="pass --pair BASE:VARIANT")
@@ -374,7 +276,7 @@ def compare_cmd(
     (scored,) = _score_run_files(runs, [bound], ties)
     pair_list = _parse_pairs(pairs, list(scored))
     rep = compare_report(bound, scored, pair_list, draws=draws, bootstrap=bootstrap, seed=seed)
-    emit_json(rep) if as_json else _print_compare(rep)
+    emit_json(rep) if as_json else click.echo(compare_text(rep))
 
 
 @score.command("impact")
@@ -395,6 +297,7 @@ def impact_cmd(
     """Every run under the qrels before and after a revision, ordering agreement, pair tests."""
     from evaudit.output import emit_json
     from scorers.runs import impact_report, label_changes
+    from scorers.runs.tables import impact_text
 
     qids, n = _load_queries(queries, project)
     fb, sb = _load_qrels(qrels_before, project, "--qrels-before")
@@ -406,7 +309,7 @@ def impact_cmd(
     rep = impact_report(
         before, after, sc_b, sc_a, labels, pair_list, metric=metric, draws=draws, seed=seed
     )
-    emit_json(rep) if as_json else _print_impact(rep)
+    emit_json(rep) if as_json else click.echo(impact_text(rep))
 
 
 COMMANDS: list[click.Command] = [score]

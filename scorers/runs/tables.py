@@ -1,0 +1,111 @@
+"""Human-readable tables for the score reports (points x100, like seed 002)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaudit.output import table
+from scorers.runs.measures import METRICS as METRIC_NAMES
+
+
+def _pts(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}"
+
+
+def _ci(ci: list[float] | None) -> str:
+    return "-" if ci is None else f"[{_pts(ci[0])}, {_pts(ci[1])}]"
+
+
+def _p(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _mpg(d: dict[str, float]) -> str:
+    return "/".join(f"{d[k]:.3f}" for k in ("miss", "subset_first", "gold_first"))
+
+
+def nclue_text(rep: dict[str, Any]) -> str:
+    """Seed 002 Table S1a-style ranking of runs."""
+    out: list[str] = []
+    runs = sorted(rep["runs"].items(), key=lambda kv: -kv[1]["nclue"])
+    rows = []
+    for rank, (tag, r) in enumerate(runs, start=1):
+        o = r["outcomes"]
+        rows.append(
+            [rank, tag, _pts(r["nclue"]), _ci(r["ci95"]["nclue"]), _pts(r["gold_hit"]),
+             _pts(r["gold_ndcg"]), _pts(r["ndcg"]),
+             f"{o['miss']}/{o['subset_first']}/{o['gold_first']}"]
+        )  # fmt: skip
+    out.append(
+        f"n-Clue Score@{rep['k']} over {rep['queries']} queries "
+        f"({rep['queries_without_gold']} without gold; {rep['families']} exact gold families). "
+        f"Points x100; 95% exact-family bootstrap, {rep['bootstrap']} replicates."
+    )
+    headers = ["rank", "run", "n-Clue", "95% CI", "Gold Hit", "Gold-NDCG", "NDCG", "M/P/G"]
+    out.append(table(rows, headers))
+    return "\n".join(out)
+
+
+def compare_text(rep: dict[str, Any]) -> str:
+    """Seed 002 Tables S1e (effects, CI, Holm p) and S1f (common support, M/P/G)."""
+    out: list[str] = []
+    rows, rows2 = [], []
+    for pr in rep["pairs"]:
+        name = f"{pr['base']} -> {pr['variant']}"
+        d = pr["diff"]
+        rows.append(
+            [name, f"{100 * d['nclue']:+.1f}", _ci(pr["ci95"]["nclue"]),
+             f"{100 * d['gold_hit']:+.1f}", f"{100 * d['gold_ndcg']:+.1f}",
+             f"{100 * d['ndcg']:+.1f}", _p(pr["p"]["nclue"]), _p(pr["p_holm"]["nclue"])]
+        )  # fmt: skip
+        dd = pr["delta_D"]
+        rows2.append(
+            [name, pr["common_n"], "-" if dd is None else f"{dd:+.3f}",
+             _mpg(pr["base_mpg"]), _mpg(pr["variant_mpg"])]
+        )  # fmt: skip
+    out.append(
+        f"Paired contrasts at k={rep['k']} over {rep['queries']} queries (points x100; "
+        f"{rep['draws']} sign-flip draws; {rep['bootstrap']} family-bootstrap replicates)."
+    )
+    h1 = ["contrast", "dScore", "95% CI", "dHit", "dGoldNDCG", "dNDCG", "p", "Holm p"]
+    out.append(table(rows, h1))
+    out.append("\nCommon-support ordering (seed 002 Table S1f): M/P/G = miss/subset/gold first.")
+    out.append(table(rows2, ["contrast", "common n", "delta D", "base M/P/G", "variant M/P/G"]))
+    return "\n".join(out)
+
+
+def impact_text(rep: dict[str, Any]) -> str:
+    """Seed 002 'Evaluation impact' table: every run before -> after, ordering, pairs."""
+    out: list[str] = []
+    m = rep["metric"]
+    order = rep["ordering"]
+    lab = rep["labels"]
+    out.append(
+        f"Qrel revision impact at k={rep['k']} over {rep['queries']} queries: "
+        f"{lab['changed']} labels changed ({lab['added']} added, {lab['removed']} removed, "
+        f"{lab['regraded']} regraded; {lab['to_gold']} to gold, {lab['from_gold']} from gold)."
+    )
+    rows = [
+        [tag, order["rank_before"][tag], order["rank_after"][tag],
+         *(f"{_pts(r['before'][x])} -> {_pts(r['after'][x])}" for x in METRIC_NAMES)]
+        for tag, r in sorted(rep["runs"].items(), key=lambda kv: order["rank_after"][kv[0]])
+    ]  # fmt: skip
+    out.append(table(rows, ["run", "rank before", "rank after", *METRIC_NAMES]))
+    corr = [
+        [x, _p(c["spearman"]), _p(c["kendall"]), c["max_rank_shift"]]
+        for x, c in rep["correlations"].items()
+    ]
+    out.append(f"\nSystem-ordering agreement (ranks above by {m}):")
+    out.append(table(corr, ["metric", "Spearman", "Kendall", "max rank shift"]))
+    if rep["pairs"]:
+        prs = []
+        for pr in rep["pairs"]:
+            b, a = pr["before"], pr["after"]
+            prs.append(
+                [f"{pr['base']} -> {pr['variant']}",
+                 f"{100 * b['diff'][m]:+.1f}", _p(b["p"][m]),
+                 f"{100 * a['diff'][m]:+.1f}", _p(a["p"][m])]
+            )  # fmt: skip
+        out.append(f"\nPaired {m} difference (points) and sign-flip p before -> after:")
+        out.append(table(prs, ["contrast", "diff before", "p before", "diff after", "p after"]))
+    return "\n".join(out)
