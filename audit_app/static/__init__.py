@@ -1,0 +1,1 @@
+"""Static assets shared by the app and the offline packet (the JavaScript normalizer)."""
