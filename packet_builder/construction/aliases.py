@@ -1,0 +1,82 @@
+"""Surface forms of a condition and the exact rule for "occurs on a page".
+
+A condition occurs on a page when its name or one of its aliases occurs in the
+page's normalized text (packet_builder.textnorm.normalize) as a whole word
+sequence: not preceded or followed by an ASCII letter or digit. A command form
+(`\\foo`) starts with its backslash, so `\\foo` does not occur in `\\foobar`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from packet_builder.textnorm import normalize
+
+TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def singular(word: str) -> str:
+    """English singular of a lower-case word by suffix rules (good enough for terminology)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def plural(word: str) -> str:
+    if len(word) > 2 and word.endswith("y") and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    return word + "s"
+
+
+def concept_key(form: str) -> str:
+    """Forms that differ only in spacing, hyphenation, backslash or a plural final word share a key.
+
+    e.g. "table of contents", "table-of-contents" and "\\tableofcontents" -> "tableofcontents".
+    """
+    words = TOKEN.findall(normalize(form))
+    if not words:
+        return ""
+    words[-1] = singular(words[-1])
+    return "".join(words)
+
+
+def phrase_variants(words: Sequence[str]) -> list[str]:
+    """Singular/plural x space/hyphen/joined variants of a (singular) word sequence."""
+    out: list[str] = []
+    for last in (words[-1], plural(words[-1])):
+        ws = [*words[:-1], last]
+        out.append(" ".join(ws))
+        if len(ws) > 1:
+            out.append("-".join(ws))
+            out.append("".join(ws))
+    return out
+
+
+def alias_pattern(form: str) -> str:
+    body = re.escape(form)
+    if form.startswith("\\"):
+        return body + r"(?![a-z0-9])"
+    return r"(?<![a-z0-9])" + body + r"(?![a-z0-9])"
+
+
+def compile_matcher(forms: Iterable[str]) -> re.Pattern[str]:
+    """One regex for all forms; longest first so the alternation is deterministic."""
+    uniq = sorted({normalize(f) for f in forms if normalize(f)}, key=lambda f: (-len(f), f))
+    return re.compile("|".join(alias_pattern(f) for f in uniq))
+
+
+def form_tokens(form: str) -> list[str]:
+    """Tokens every page matching `form` must contain (used to pre-filter pages)."""
+    return TOKEN.findall(normalize(form))
+
+
+def occurs(forms: Iterable[str], norm_page: str) -> bool:
+    """The one rule: does any of `forms` occur in this normalized page text?"""
+    return compile_matcher(forms).search(norm_page) is not None
