@@ -31,9 +31,15 @@ def query_weights(counts: np.ndarray, family: np.ndarray) -> np.ndarray:
 
 def family_sums(values: np.ndarray, family: np.ndarray, n_families: int) -> np.ndarray:
     """Sum of values (..., Q) within each family -> (..., n_families)."""
-    onehot = np.zeros((family.size, n_families), dtype=np.float64)
-    onehot[np.arange(family.size), family] = 1.0
-    return values @ onehot
+    order = np.argsort(family, kind="stable")
+    sizes = np.bincount(family, minlength=n_families)
+    out = np.zeros((*values.shape[:-1], n_families), dtype=np.float64)
+    if order.size == 0:
+        return out
+    nonempty = np.flatnonzero(sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])[nonempty]
+    out[..., nonempty] = np.add.reduceat(values[..., order], starts, axis=-1)
+    return out
 
 
 def replicate_means(
@@ -41,9 +47,11 @@ def replicate_means(
 ) -> np.ndarray:
     """Mean of values (..., Q) in each replicate -> (..., replicates)."""
     sums = family_sums(values, family, n_families)
+    flat = sums.reshape(-1, n_families)  # one 2-D GEMM, not a stack of small ones
     sizes = np.bincount(family, minlength=n_families).astype(np.float64)
     denom = counts @ sizes
-    return (sums @ counts.T) / np.where(denom > 0, denom, 1.0)
+    means = (flat @ counts.T) / np.where(denom > 0, denom, 1.0)
+    return means.reshape(*values.shape[:-1], counts.shape[0])
 
 
 def percentile_interval(reps: np.ndarray, level: float = 0.95) -> np.ndarray:

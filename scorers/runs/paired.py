@@ -40,7 +40,9 @@ def sign_flip_pvalues(
     done = 0
     while done < draws:
         m = min(_CHUNK, draws - done)
-        signs = rng.integers(0, 2, size=(m, units), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
+        # One random bit per sign: unpack random bytes (much cheaper than integer draws).
+        bits = np.unpackbits(np.frombuffer(rng.bytes(m * units // 8 + 1), dtype=np.uint8))
+        signs = bits[: m * units].reshape(m, units).astype(np.float64) * 2.0 - 1.0
         stats = np.abs(signs @ diffs.T)  # (m, T)
         exceed += (stats >= observed[None, :] - tol).sum(axis=0)
         done += m
