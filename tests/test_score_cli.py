@@ -237,42 +237,57 @@ def test_project_store_supplies_queries_and_qrels(bench: Path, tmp_path: Path) -
     assert code == 0 and json.loads(out)["labels_changed"] == 1
 
 
-@pytest.mark.skipif(not (SAMPLE / "runs").is_dir(), reason="sample project runs not present yet")
-def test_sample_project_runs() -> None:
+def test_sample_project_runs(tmp_path: Path) -> None:
+    import pytrec_eval
+
     runs = sorted((SAMPLE / "runs").glob("*.trec"))
-    qrels = SAMPLE / "qrels.txt"
-    base = ["--queries", SAMPLE / "queries.jsonl", "--qrels", qrels]
+    assert len(runs) >= 2
+    queries, qrels = SAMPLE / "queries.jsonl", SAMPLE / "qrels.txt"
     run_args = [a for p in runs for a in ("--run", p)]
-    code, out, err = _run(["score", "nclue", *base, *run_args, "--json", "--bootstrap", "100"])
+    base = ["--queries", queries, *run_args, "--json", "--bootstrap", "100"]
+    code, out, err = _run(["score", "nclue", *base, "--qrels", qrels, "--ties", "trec_eval"])
     assert code == 0, err
     rep = json.loads(out)
-    assert len(rep["runs"]) == len(runs)
+    # The project's JSONL qrels copy scores identically to its TREC copy.
+    jsonl = json.loads(_run(["score", "nclue", *base, "--qrels", SAMPLE / "qrels.jsonl", "--ties", "trec_eval"])[1])  # fmt: skip
+    assert jsonl == rep
+    # Graded NDCG@10 equals pytrec_eval's over the queries each run ranks.
+    qd: dict[str, dict[str, int]] = {}
+    for line in qrels.read_text().splitlines():
+        q, _, d, g = line.split()
+        qd.setdefault(q, {})[d] = int(g)
+    for path in runs:
+        rd: dict[str, dict[str, float]] = {}
+        for line in path.read_text().splitlines():
+            q, _, d, _, sc, tag = line.split()
+            rd.setdefault(q, {})[d] = float(sc)
+        res = pytrec_eval.RelevanceEvaluator(qd, {"ndcg_cut.10"}).evaluate(rd)
+        entry = rep["runs"][tag]
+        expected = sum(v["ndcg_cut_10"] for v in res.values()) / rep["queries"]
+        assert entry["ndcg"] == pytest.approx(expected, abs=1e-9)
     tags = list(rep["runs"])
-    if len(tags) >= 2:
-        pair = f"{tags[0]}:{tags[1]}"
-        code, out, err = _run(
-            ["score", "compare", *base, *run_args, "--pair", pair, "--draws", "500", "--json"]
-        )
-        assert code == 0, err
-        assert json.loads(out)["pairs"][0]["base"] == tags[0]
-        code, out, err = _run(
-            [
-                "score",
-                "impact",
-                "--queries",
-                SAMPLE / "queries.jsonl",
-                "--qrels-before",
-                qrels,
-                "--qrels-after",
-                qrels,
-                *run_args,
-                "--pair",
-                pair,
-                "--draws",
-                "200",
-                "--json",
-            ]
-        )
-        assert code == 0, err
-        imp = json.loads(out)
-        assert imp["labels_changed"] == 0 and imp["ordering"]["max_rank_shift"] == 0
+    pair = f"{tags[0]}:{tags[1]}"
+    code, out, err = _run(
+        ["score", "compare", "--queries", queries, "--qrels", qrels, *run_args,
+         "--pair", pair, "--draws", "500", "--json"]
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["pairs"][0]["base"] == tags[0]
+    # Impact: demote one gold label of the sample qrels.
+    lines = qrels.read_text().splitlines()
+    n_of = {json.loads(x)["query_id"]: len(json.loads(x)["conditions"]) for x in queries.read_text().splitlines() if x.strip()}  # fmt: skip
+    i = next(j for j, x in enumerate(lines) if int(x.split()[3]) == n_of[x.split()[0]] > 1)
+    q, z, d, g = lines[i].split()
+    lines[i] = f"{q} {z} {d} {int(g) - 1}"
+    after = tmp_path / "after.txt"
+    after.write_text("\n".join(lines) + "\n")
+    code, out, err = _run(
+        ["score", "impact", "--queries", queries, "--qrels-before", qrels, "--qrels-after", after,
+         *run_args, "--pair", pair, "--draws", "200", "--ties", "trec_eval", "--json"]
+    )  # fmt: skip
+    assert code == 0, err
+    imp = json.loads(out)
+    assert imp["labels_changed"] == 1 and imp["labels"]["from_gold"] == 1
+    assert set(imp["runs"]) == set(tags)
+    for t in tags:
+        assert imp["runs"][t]["before"]["nclue"] == pytest.approx(rep["runs"][t]["nclue"])
