@@ -130,13 +130,7 @@ def test_committed_fixtures_match_generator(tmp_path: Path) -> None:
 
 def test_exit_codes_through_the_console_script() -> None:
     exe = REPO / ".venv" / "bin" / "evaudit"
-    for name, code in (
-        ("hard-fixture", 0),
-        ("fail-outside-cutoff", 1),
-        ("selector-error", 2),
-        ("duplicate-record", 3),
-        ("soft-mode", 0),
-    ):
+    for name, code in (("fail-outside-cutoff", 1), ("selector-error", 2)):
         proc = subprocess.run(
             [str(exe), "rop", "evaluate", str(EXAMPLES / name / "declaration.json"), "--json"],
             capture_output=True,

@@ -102,7 +102,7 @@ def _compare(sc: dict[str, Any]) -> None:
         assert assign_verdicts(fast, *args).tolist() == assign_verdicts(slow, *args).tolist()
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario())
 def test_vectorised_matches_reference(sc: dict[str, Any]) -> None:
     _compare(sc)
