@@ -84,7 +84,7 @@ def _journal(fx, name: str) -> Path:
 
 
 def test_navigation_and_draft_restore(env) -> None:
-    fx, token, _ = env
+    _fx, token, _ = env
     at = _app(token)
     at.button(key="nav_prev").click().run()
     assert "Item J001 (1 of 3)" in _texts(at)  # Previous on the first item stays live and safe
@@ -154,7 +154,7 @@ def test_annotator_session_opens_only_allowed_files(env) -> None:
 
 
 def test_admin_needs_password(env) -> None:
-    fx, token, _ = env
+    _fx, token, _ = env
     at = _app(None)
     assert "Campaign admin" not in _texts(at)
     at.text_input[0].input("wrong")
