@@ -181,7 +181,7 @@ def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
     try:
         table = pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
+            read_options=pacsv.ReadOptions(column_names=names),
             parse_options=pacsv.ParseOptions(
                 delimiter=" ", quote_char=False, double_quote=False, escape_char=False
             ),

@@ -214,11 +214,8 @@ def rank_run(
     darr = as_strings(doc_ids)
     sc = np.asarray(scores, dtype=np.float64)
     qidx = _codes(qarr, bound.query_ids)
-    grade = bound.grades_of(pair_keys(qarr, darr))
-    sel = np.flatnonzero(qidx >= 0)
-    if sel.size < qidx.size:
-        qidx, sc, grade = qidx[sel], sc[sel], grade[sel]
-        darr = pc.take(darr, pa.array(sel))
+    rows = np.flatnonzero(qidx >= 0)  # file rows of known queries
+    qidx, sc = qidx[rows], sc[rows]
     if _already_ranked(qidx, sc, strict=ties == "trec_eval"):
         order = np.arange(qidx.size)
     elif ties == "file":
@@ -227,7 +224,8 @@ def rank_run(
         order = order[np.argsort(qidx[order], kind="stable")]
     else:
         # Doc id rank in descending byte order (0 = largest), as trec_eval's strcmp.
-        rank = pc.rank(darr, sort_keys="descending", tiebreaker="dense")
+        known_docs = darr if rows.size == len(darr) else pc.take(darr, pa.array(rows))
+        rank = pc.rank(known_docs, sort_keys="descending", tiebreaker="dense")
         tie_key = np.asarray(rank.to_numpy(zero_copy_only=False), dtype=np.int64)
         order = np.lexsort((tie_key, -sc, qidx))
     sq = qidx[order]
@@ -235,8 +233,11 @@ def rank_run(
     new[1:] = sq[1:] != sq[:-1]
     starts = np.flatnonzero(new)
     pos = np.arange(sq.size) - starts[np.cumsum(new) - 1]
-    top = pos < bound.k
+    top = np.flatnonzero(pos < bound.k)
+    # Grades are looked up for the top-k rows only: a tenth of a depth-100 run.
+    take = pa.array(rows[order[top]])
+    grade = bound.grades_of(pair_keys(pc.take(qarr, take), pc.take(darr, take)))
     mat = np.zeros((bound.n_queries, bound.k), dtype=np.int64)
-    mat[sq[top], pos[top]] = grade[order][top]
+    mat[sq[top], pos[top]] = grade
     present = np.bincount(sq, minlength=bound.n_queries) > 0
     return TopK(grades=mat, present=present)
