@@ -26,6 +26,7 @@ from packet_builder.benchmark_view import (
 )
 from packet_builder.blinding import BuiltCondition, BuiltItem, blind
 from packet_builder.challenge import promotions, split_targets
+from packet_builder.leaks import ordinary_values
 from packet_builder.packets import PacketRow, check_name, earlier_packets, register
 from packet_builder.pools import build_pool
 from packet_builder.project import Project
@@ -339,8 +340,10 @@ def build(project: Project, spec: BuildSpec) -> BuildResult:
     construction = construction_route(bench.evidence)
     lo, hi = spec.page_bounds()
     items: list[BuiltItem] = []
+    # Pool document by document (route caches are per document); item order is set by blind().
+    by_doc = sorted(selection.pairs, key=lambda p: (p[1], p[0].query_id))
     for query, doc_id, grade, order_hash, judge, status, extra in progress(
-        selection.pairs, desc="pools", quiet=spec.quiet
+        by_doc, desc="pools", quiet=spec.quiet
     ):
         shown = corpus.shown_pages(doc_id)
         conds = []
@@ -360,5 +363,6 @@ def build(project: Project, spec: BuildSpec) -> BuildResult:
     packet, key = blind(
         spec.name, spec.kind, items, salt, corpus.page_text, params, selection.sampling
     )
+    key["leak_check"] = {"ordinary_values": ordinary_values(key, corpus.vocabulary())}
     row = register(project, packet, key, params)
     return BuildResult(row, packet, key, selection.summary)

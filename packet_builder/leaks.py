@@ -79,15 +79,40 @@ class SecretIndex:
         return hits
 
 
-def secret_index(key: dict[str, Any]) -> SecretIndex:
-    idx = SecretIndex()
+def identifier_values(key: dict[str, Any]) -> list[tuple[str, str]]:
+    """(value, kind) of the key's query ids, document ids and per-document file names/stems."""
+    out: list[tuple[str, str]] = []
     for item in key.get("items", {}).values():
-        idx.add(str(item.get("query_id", "")), "query_id")
-        idx.add(str(item.get("doc_id", "")), "doc_id")
+        out.append((str(item.get("query_id", "")), "query_id"))
+        out.append((str(item.get("doc_id", "")), "doc_id"))
         file = str(item.get("file") or "")
         if file:
-            idx.add(file, "file_name")
-            idx.add(PurePath(file).stem, "file_name")
+            out += [(file, "file_name"), (PurePath(file).stem, "file_name")]
+    return out
+
+
+def ordinary_values(key: dict[str, Any], vocabulary: set[str]) -> list[str]:
+    """Identifier values made only of words that occur in the corpus page text.
+
+    Such a value (a document named `calc` in a corpus about the calc package)
+    is an ordinary word of the information needs and pages, not a planted
+    identifier; it is searched only in the structural strings. The builder
+    records this list in the key (`leak_check.ordinary_values`).
+    """
+    found = set()
+    for value, _kind in identifier_values(key):
+        ws = _WORDS.findall(value.lower())
+        if ws and all(w in vocabulary for w in ws):
+            found.add(value.lower())
+    return sorted(found)
+
+
+def secret_index(key: dict[str, Any]) -> SecretIndex:
+    idx = SecretIndex()
+    ordinary = set((key.get("leak_check") or {}).get("ordinary_values") or [])
+    for value, kind in identifier_values(key):
+        idx.add(value, kind, structural_only=value.lower() in ordinary)
+    for item in key.get("items", {}).values():
         for cond in item.get("conditions", {}).values():
             idx.add(str(cond.get("condition_id", "")), "condition_id", structural_only=True)
     salt = (key.get("params") or {}).get("salt")

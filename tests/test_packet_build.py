@@ -317,3 +317,69 @@ def test_empty_document_is_refused(tmp_path: Path) -> None:
     res = _build(root, "--name", "e", "--total", "48", expect=2)
     assert "document 'doc01a' has no page text" in res.stderr
     assert _files(root) == []
+
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_packets"
+
+
+@pytest.mark.skipif(not (SAMPLE / "queries.jsonl").is_file(), reason="sample benchmark missing")
+def test_sample_project_builds_all_three_kinds_without_leaks(tmp_path: Path) -> None:
+    root = tmp_path / "sample"
+    run_cli("init", root, "--admin-password", "pw")
+    cli_json("ingest", root, "--pdf-dir", SAMPLE / "pdfs")
+    runs = sorted((SAMPLE / "runs").glob("*.trec"))
+    cli_json(
+        "load",
+        root,
+        "--queries",
+        SAMPLE / "queries.jsonl",
+        "--qrels",
+        SAMPLE / "qrels.txt",
+        "--evidence",
+        SAMPLE / "evidence.jsonl",
+        *[a for r in runs for a in ("--run", f"{r.stem}={r}")],
+    )
+    _build(root, "--name", "initial", "--seed", "1", "--total", "30")
+    key = _key(root, "initial")
+    pairs = [
+        {
+            "query_id": it["query_id"],
+            "doc_id": it["doc_id"],
+            "reason": "split",
+            "unresolved": [c["condition_id"] for c in it["conditions"].values()][:1],
+            "locked": [],
+        }
+        for _i, it in sorted(key["items"].items())[:5]
+    ]
+    queue = tmp_path / "queue.json"
+    queue.write_text(
+        json.dumps(
+            {
+                "format": "evaudit-adjudication-queue",
+                "version": 1,
+                "source_packet": "initial",
+                "pairs": pairs,
+            }
+        )
+    )
+    _build(root, "--name", "adj", "--kind", "adjudication", "--queue", queue)
+    _build(
+        root,
+        "--name",
+        "chal",
+        "--kind",
+        "challenge",
+        "--base",
+        runs[0].stem,
+        "--variant",
+        runs[-1].stem,
+        "--controls",
+        "3",
+        "--seed",
+        "2",
+    )
+    for name in ("initial", "adj", "chal"):
+        assert cli_json("packet", "check", root, name)["leaks"] == []
+    for name in ("adj", "chal"):
+        ppc = cli_json("packet", "stats", root, name)["pages_per_condition"]
+        assert ppc["max"] <= 9 and ppc["min"] >= 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,8 +20,9 @@ Ranking = list[tuple[int, float]]
 
 _LINE_BREAKS = "\n\r\u2028\u2029\x0b\x0c\x85"
 # A hyphen after a letter/digit, then whitespace containing a line break, then a letter.
-_HYPHEN_BREAK = re.compile(rf"(?<=[^\W_])-[^\S{_LINE_BREAKS}]*[{_LINE_BREAKS}]\s*(?=[^\W\d_])")
-_SPACES = re.compile(r"\s+")
+# The pattern starts with the literal "-" (lookbehind after it) so the regex engine can skip
+# ahead to hyphens instead of trying every position.
+_HYPHEN_BREAK = re.compile(rf"-(?<=[^\W_]-)[^\S{_LINE_BREAKS}]*[{_LINE_BREAKS}]\s*(?=[^\W\d_])")
 _WORD = re.compile(r"\w+")
 
 
@@ -33,8 +35,11 @@ def fast_normalize(text: str) -> str:
     known difference is a soft hyphen directly followed by a combining mark.
     """
     text = unicodedata.normalize("NFKC", text.replace("\u00ad", "")).casefold()
-    text = _HYPHEN_BREAK.sub("", text.translate(_TRANSLATE))
-    return _SPACES.sub(" ", text).strip()
+    text = text.translate(_TRANSLATE)
+    if "-" in text:
+        text = _HYPHEN_BREAK.sub("", text)
+    # str.split() splits on exactly the characters str.isspace() accepts, like textnorm.
+    return " ".join(text.split())
 
 
 def words(normalized: str) -> list[str]:
@@ -64,8 +69,13 @@ class Target:
 
     def phrases(self) -> list[str]:
         """Normalized name and aliases, deduplicated, longest first (for regex alternation)."""
-        seen = {fast_normalize(p) for p in (self.name, *self.aliases)}
-        return sorted((p for p in seen if p), key=lambda p: (-len(p), p))
+        return list(_phrases(self.name, self.aliases))
+
+
+@functools.lru_cache(maxsize=8192)
+def _phrases(name: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
+    seen = {fast_normalize(p) for p in (name, *aliases)}
+    return tuple(sorted((p for p in seen if p), key=lambda p: (-len(p), p)))
 
 
 class Route(Protocol):
@@ -86,6 +96,8 @@ class Corpus:
     texts: list[str]
     norm: list[str] = field(init=False)
     _starts: dict[str, tuple[int, int]] = field(init=False)
+    _tokens: list[list[str]] | None = field(default=None, init=False, repr=False)
+    _vocab: set[str] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.norm = [fast_normalize(t) for t in self.texts]
@@ -108,6 +120,17 @@ class Corpus:
 
     def doc_pages(self, doc_id: str) -> list[int]:
         return [self.pages[i] for i in self.rows(doc_id)]
+
+    def token_lists(self) -> list[list[str]]:
+        """`words` of every page (computed once; the BM25 index and the leak check share it)."""
+        if self._tokens is None:
+            self._tokens = [words(t) for t in self.norm]
+        return self._tokens
+
+    def vocabulary(self) -> set[str]:
+        if self._vocab is None:
+            self._vocab = {w for tokens in self.token_lists() for w in tokens}
+        return self._vocab
 
     def shown_pages(self, doc_id: str) -> list[int]:
         """Pages that can be displayed: those with some text after normalization."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from packet_builder.routes.base import Corpus, Ranking, Target, ranking_from_scores, tokenize, words
+from packet_builder.routes.base import Corpus, Ranking, Target, ranking_from_scores, tokenize
 
 NAME = "bm25"
 
@@ -33,6 +33,7 @@ class BM25Index:
     tf: sp.csr_matrix = field(init=False)
     idf: np.ndarray = field(init=False)
     norm_len: np.ndarray = field(init=False)
+    _csc_cache: sp.csc_matrix | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         vocab: dict[str, int] = {}
@@ -65,21 +66,36 @@ class BM25Index:
 
     @classmethod
     def from_corpus(cls, corpus: Corpus, **params: float) -> BM25Index:
-        return cls([words(text) for text in corpus.norm], **params)
+        return cls(corpus.token_lists(), **params)
 
     def scores(self, query: Sequence[str], rows: range | None = None) -> np.ndarray:
         """BM25Okapi scores of `query` tokens for the given page rows (all pages by default)."""
         start, stop = (0, self.tf.shape[0]) if rows is None else (rows.start, rows.stop)
-        counts = Counter(t for t in query if t in self.vocab)
-        if not counts or stop <= start:
-            return np.zeros(max(stop - start, 0))
-        cols = np.fromiter((self.vocab[t] for t in counts), dtype=np.int64, count=len(counts))
-        weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
-        freq = self.tf[start:stop][:, cols].toarray()
-        denom = freq + self.norm_len[start:stop, None]
-        per_term = freq * (self.k1 + 1) / denom
-        result: np.ndarray = per_term @ (weights * self.idf[cols])
-        return result
+        out = np.zeros(max(stop - start, 0))
+        if stop <= start:
+            return out
+        csc = self._csc()
+        for term, count in Counter(t for t in query if t in self.vocab).items():
+            col = self.vocab[term]
+            lo, hi = csc.indptr[col], csc.indptr[col + 1]
+            idx = csc.indices[lo:hi]  # sorted page rows holding the term
+            a, b = np.searchsorted(idx, (start, stop))
+            if a == b:
+                continue
+            pages = idx[a:b]
+            freq = csc.data[lo + a : lo + b]
+            # Same term order and arithmetic as rank_bm25.get_scores, per occurrence in the query.
+            part = self.idf[col] * (freq * (self.k1 + 1) / (freq + self.norm_len[pages]))
+            out[pages - start] += count * part
+        return out
+
+    def _csc(self) -> sp.csc_matrix:
+        """Column-major copy: a term's pages are one contiguous, sorted slice."""
+        if self._csc_cache is None:
+            csc = self.tf.tocsc()
+            csc.sort_indices()
+            self._csc_cache = csc
+        return self._csc_cache
 
 
 def query_tokens(target: Target) -> list[str]:
