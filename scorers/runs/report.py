@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from scorers.runs.bind import BoundQrels, Ties, rank_run
 from scorers.runs.bootstrap import (
@@ -210,6 +209,8 @@ def _none_if_nan(x: float) -> float | None:
 
 def _ordering(before: np.ndarray, after: np.ndarray, tags: list[str]) -> dict[str, Any]:
     """Rank agreement of the system orderings (rank 1 = best; ties share the best rank)."""
+    from scipy import stats  # imported here: scipy.stats costs ~1 s and only impact needs it
+
     rb = stats.rankdata(-before, method="min").astype(int)
     ra = stats.rankdata(-after, method="min").astype(int)
     shift = np.abs(rb - ra)
