@@ -7,6 +7,8 @@ simulate two annotators' journals. The caller then serves the folder.
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +19,7 @@ from evaudit.errors import InputError
 from packet_builder.project import Project, init_project
 
 PACKET = "initial"
+DEMO_PAIRS = 24  # a packet one person can finish in a demo session
 PEOPLE = (("alice", "annotator"), ("bob", "annotator"), ("carol", "adjudicator"))
 
 
@@ -77,12 +80,38 @@ def build_demo(
     quiet: bool = True,
 ) -> dict[str, Any]:
     """Build the demo project; returns folder, password, login URLs and what was simulated."""
+    sample = find_sample(sample_dir())
+    final = Path(folder).resolve() if folder else Path(tempfile.mkdtemp(prefix="evaudit-demo-"))
+    if final.exists() and any(final.iterdir()):
+        raise InputError("folder is not empty", file=final, hint="give a new folder with --dir")
+    # Build beside the target and rename at the end, so a failure leaves nothing half-built.
+    work = final.with_name(f".{final.name}.partial-{os.getpid()}")
+    try:
+        info = _build(work, sample, host, port, simulate, password, quiet)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    if final.exists():
+        final.rmdir()
+    os.rename(work, final)
+    project = Project(final)
+    prepare_serving(project)  # page maps name absolute PDF paths: build them at the final place
+    return {**info, "dir": str(final)}
+
+
+def _build(
+    root: Path,
+    sample: SampleFiles,
+    host: str,
+    port: int,
+    simulate: bool,
+    password: str | None,
+    quiet: bool,
+) -> dict[str, Any]:
     from packet_builder.build import BuildSpec, build
     from packet_builder.ingest import ingest
     from packet_builder.loader import load_benchmark
 
-    sample = find_sample(sample_dir())
-    root = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="evaudit-demo-"))
     project, generated = init_project(root, admin_password=password)
     ingest(project, pdf_dir=sample.pdf_dir, pages_file=sample.pages, quiet=quiet)
     load_benchmark(
@@ -92,7 +121,7 @@ def build_demo(
         evidence=sample.evidence,
         runs=sample.runs,
     )
-    build(project, BuildSpec(name=PACKET, kind="initial", seed=7, quiet=quiet))
+    build(project, BuildSpec(name=PACKET, kind="initial", seed=7, total=DEMO_PAIRS, quiet=quiet))
     urls = {}
     for name, role in PEOPLE:
         _entry, token = add_annotator(project, name, [PACKET], role)
@@ -102,9 +131,7 @@ def build_demo(
         from audit_app.simulate import simulate as run_simulation
 
         simulated = run_simulation(project, PACKET, ("alice", "bob"))
-    prepare_serving(project)
     return {
-        "dir": str(project.root),
         "admin_password": generated or password or "(from EVAUDIT_ADMIN_PASSWORD)",
         "admin_url": f"http://{host}:{port}/",
         "packet": PACKET,

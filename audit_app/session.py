@@ -13,6 +13,7 @@ import html
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -180,8 +181,11 @@ class AnnotatorSession:
         )
 
 
+@lru_cache(maxsize=4096)
 def highlight_html(text: str, quote: str | None) -> tuple[str, tuple[int, int] | None]:
-    """Escaped page text with the matched quote wrapped in <mark>; and the match span."""
+    """Escaped page text with the matched quote wrapped in <mark>; and the match span.
+
+    Cached: every rerun redraws every page of the item, and page texts never change."""
     span = find_quote(quote, text) if quote and quote.strip() else None
     if span is None:
         return _esc(text), None

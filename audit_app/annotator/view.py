@@ -23,9 +23,9 @@ from audit_app.session import (
     ItemState,
     first_incomplete,
     highlight_html,
+    is_complete,
     match_context,
     problems,
-    progress,
     step,
 )
 from packet_builder.project import Project
@@ -86,6 +86,7 @@ def _session(project: Project, person: Annotator, packet_id: str) -> AnnotatorSe
             ann_session=session,
             ann_states=states,
             ann_index=first_incomplete(session.packet, states),
+            ann_done={i: is_complete(session.packet, i, s) for i, s in states.items()},
             ann_saved=None,
             ann_error=None,
         )
@@ -128,6 +129,7 @@ def _save(item_id: str, quoted: str | None = None) -> None:
         ss["ann_error"] = f"NOT saved ({exc.strerror or exc}). Your answer is still on screen."
         return
     ss["ann_states"][item_id] = state
+    ss["ann_done"][item_id] = bool(line["complete"])
     ss["ann_saved"] = {"item": item_id, "seq": line["seq"], "ts": line["ts"]}
     ss["ann_error"] = None
 
@@ -163,7 +165,8 @@ def judging_screen(session: AnnotatorSession, renderer: PageImage | None = None)
     states: dict[str, ItemState] = ss["ann_states"]
     st.html(PAGE_CSS)
     st.html(shortcut_script(), unsafe_allow_javascript=True)
-    done, total = progress(packet, states)
+    done_flags: dict[str, bool] = ss["ann_done"]
+    done, total = sum(done_flags.values()), len(packet.items)
     title = "Adjudication" if packet.kind == "adjudication" else "Evidence audit"
     st.markdown(f"### {title} · signed in as **{session.annotator}**")
     st.progress(done / total if total else 0.0, text=f"{done} / {total} items complete")
@@ -214,7 +217,8 @@ def _nav_bar(
     cols[1].button("Next ▶", on_click=_go, args=(1,), shortcut="Alt+N", key="nav_next")
     cols[2].button("Save", on_click=_save, args=(item_id,), shortcut="Alt+S", key="nav_save")
     ss["ann_jump"] = item_id
-    marks = {i: ("✓ " if i in states and _complete(session, i, states) else "· ") + i for i in ids}
+    done_flags: dict[str, bool] = ss["ann_done"]
+    marks = {i: ("✓ " if done_flags.get(i) else "· ") + i for i in ids}
     cols[3].selectbox(
         "Go to item",
         ids,
@@ -231,10 +235,6 @@ def _nav_bar(
             st.markdown(f"✅ Saved {saved['item']} (#{saved['seq']}, {saved['ts'][11:19]} UTC)")
         else:
             st.caption("Every change is saved as a draft at once.")
-
-
-def _complete(session: AnnotatorSession, item_id: str, states: dict[str, ItemState]) -> bool:
-    return not any(problems(session.packet, item_id, states[item_id]).values())
 
 
 def _condition_block(
