@@ -48,16 +48,44 @@ def _extract(spec: DocSpec) -> DocText:
     )
 
 
+def try_extract(spec: DocSpec) -> DocText | str:
+    """The document, or why it cannot be read (corrupt, encrypted, no pages)."""
+    try:
+        doc = _extract(spec)
+    except Exception as exc:  # MuPDF raises several types for unreadable files
+        return f"{type(exc).__name__}: {exc}"
+    return doc if doc.pages else "no pages"
+
+
+Progress = Callable[[Iterable[DocText | str], int], Iterator[DocText | str]]
+
+
 def extract_corpus(
     specs: Sequence[DocSpec],
     workers: int = 1,
-    progress: Callable[[Iterable[DocText], int], Iterator[DocText]] | None = None,
+    progress: Progress | None = None,
+    skipped: list[tuple[DocSpec, str]] | None = None,
 ) -> list[DocText]:
-    """Extract every PDF; the result is in the order of `specs` whatever `workers` is."""
+    """Extract every PDF; the result is in the order of `specs` whatever `workers` is.
+
+    Unreadable PDFs raise ValueError, unless `skipped` is given: then they are appended
+    to it with the reason and left out.
+    """
+    results: list[DocText | str]
     if workers <= 1:
-        it: Iterable[DocText] = map(_extract, specs)
-        return list(progress(it, len(specs)) if progress else it)
-    # 'spawn' avoids forking a parent that may hold threads (tqdm, DuckDB) or open MuPDF state.
-    with mp.get_context("spawn").Pool(workers) as pool:
-        it = pool.imap(_extract, specs, chunksize=4)
-        return list(progress(it, len(specs)) if progress else it)
+        it: Iterable[DocText | str] = map(try_extract, specs)
+        results = list(progress(it, len(specs)) if progress else it)
+    else:
+        # 'spawn' avoids forking a parent that may hold threads (tqdm, DuckDB) or MuPDF state.
+        with mp.get_context("spawn").Pool(workers) as pool:
+            it = pool.imap(try_extract, specs, chunksize=4)
+            results = list(progress(it, len(specs)) if progress else it)
+    docs: list[DocText] = []
+    for spec, res in zip(specs, results, strict=True):
+        if isinstance(res, DocText):
+            docs.append(res)
+        elif skipped is None:
+            raise ValueError(f"{spec.path}: cannot extract text ({res})")
+        else:
+            skipped.append((spec, res))
+    return docs
