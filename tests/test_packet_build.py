@@ -11,7 +11,7 @@ import pytest
 
 from audit_app.journal import append
 from packet_builder.challenge import contrast, gold_sets
-from packet_builder.leaks import check_packet
+from packet_builder.leaks import check_packet, check_text
 from tests.conftest import cli_json, run_cli
 from tests.test_packet_fixtures import make_project, query_rows, write_benchmark
 
@@ -299,6 +299,20 @@ def test_bad_arguments_write_nothing(proj: Path, tmp_path: Path) -> None:
         tmp_path / "x.html",
         "--format",
         "html",
+        expect=2,
+    )
+    assert "--annotator" in res.stderr
+    res = run_cli(
+        "packet",
+        "export",
+        proj,
+        "init",
+        "--out",
+        tmp_path / "x.html",
+        "--format",
+        "html",
+        "--annotator",
+        "alice",
         expect=None,
     )
     try:
@@ -309,6 +323,13 @@ def test_bad_arguments_write_nothing(proj: Path, tmp_path: Path) -> None:
         has_html = False
     if not has_html:
         assert res.exit_code == 2 and "HTML export not available" in res.stderr
+    else:
+        assert res.exit_code == 0, res.stderr
+        html = (tmp_path / "x.html").read_text()
+        key = _key(proj, "init")
+        assert check_text(html, key).leaks == []
+        planted = html.replace("</body>", f"{next(iter(key['items'].values()))['doc_id']}</body>")
+        assert [x["kind"] for x in check_text(planted, key).leaks] == ["doc_id"]
     assert _files(proj) == before
 
 
