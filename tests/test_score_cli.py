@@ -150,8 +150,25 @@ def test_impact_json_and_table(bench: Path) -> None:
     assert rep["runs"]["B"]["after"]["nclue"] == pytest.approx(0.75)  # d4 became gold
     assert {"spearman", "kendall", "max_rank_shift"} <= rep["ordering"].keys()
     assert rep["pairs"][0]["after"]["diff"]["nclue"] == pytest.approx(0.5)
+    assert rep["queries"] == {"before": 4, "after": 4} and rep["removed_queries"] == []
     code, out, _ = _run(args)
     assert code == 0 and "1 labels changed" in out and "Spearman" in out
+
+
+def test_impact_drops_queries_the_revision_removed(bench: Path) -> None:
+    # As finalize does: q2 loses its gold and all its qrels rows.
+    (bench / "removed.txt").write_text("q1 0 d1 2\nq1 0 d2 1\nq3 0 d5 1\n")
+    args = ["score", "impact", *_base(bench), "--qrels-before", bench / "qrels.txt",
+            "--qrels-after", bench / "removed.txt", "--json"]  # fmt: skip
+    rep = json.loads(_run(args)[1])
+    assert rep["queries"] == {"before": 4, "after": 3} and rep["removed_queries"] == ["q2"]
+    assert rep["labels"]["removed"] == 2 and rep["labels"]["from_gold"] == 1
+    # A: q2 was its gold-first query; after, 0 of 3 queries.
+    assert rep["runs"]["A"]["after"]["nclue"] == 0.0
+    assert rep["runs"]["B"]["after"]["nclue"] == pytest.approx(2 / 3)
+    kept = json.loads(_run([*args, "--keep-removed"])[1])
+    assert kept["queries"] == {"before": 4, "after": 4} and kept["removed_queries"] == []
+    assert kept["runs"]["B"]["after"]["nclue"] == pytest.approx(0.5)
 
 
 def _error(args: list[str]) -> str:
@@ -291,3 +308,25 @@ def test_sample_project_runs(tmp_path: Path) -> None:
     assert set(imp["runs"]) == set(tags)
     for t in tags:
         assert imp["runs"][t]["before"]["nclue"] == pytest.approx(rep["runs"][t]["nclue"])
+
+
+def test_impact_on_finalize_output(tmp_path: Path) -> None:
+    """score impact reads what `evaudit finalize` writes (TREC and JSONL), removal included."""
+    from tests.test_finalize_decisions import _campaign
+
+    root, _ = _campaign(tmp_path)
+    code, out, err = _run(["finalize", root, "--out", tmp_path / "fin", "--json"])
+    assert code == 0, err
+    run = tmp_path / "r.trec"
+    run.write_text("q1 Q0 gold-doc 1 2 R\nq1 Q0 d1 2 1 R\nq2 Q0 d2 1 1 R\n")
+    for name in ("qrels.txt", "qrels.jsonl"):
+        code, out, err = _run(
+            ["score", "impact", "--project", root, "--qrels-after", tmp_path / "fin" / name,
+             "--run", run, "--json"]
+        )  # fmt: skip
+        assert code == 0, err
+        rep = json.loads(out)
+        assert rep["removed_queries"] == ["q2"]  # finalize removed q2 with its last gold
+        assert rep["queries"] == {"before": 2, "after": 1}
+        assert rep["runs"]["R"]["before"]["nclue"] == 1.0
+        assert rep["runs"]["R"]["after"]["nclue"] == 1.0

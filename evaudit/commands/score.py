@@ -289,20 +289,27 @@ def compare_cmd(
     "--metric", type=click.Choice(METRIC_NAMES), default="nclue", show_default=True,
     help="Metric that orders the systems for ranks and rank movement.",
 )  # fmt: skip
+@click.option(
+    "--keep-removed", is_flag=True,
+    help="Keep queries the revision removed (no qrels left) in the after scores, as misses.",
+)  # fmt: skip
 def impact_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels_before: Path | None, qrels_after: Path, pairs: tuple[str, ...],
-    draws: int, metric: str,
+    draws: int, metric: str, keep_removed: bool,
 ) -> None:  # fmt: skip
     """Every run under the qrels before and after a revision, ordering agreement, pair tests."""
     from evaudit.output import emit_json
-    from scorers.runs import impact_report, label_changes
+    from scorers.runs import impact_report, label_changes, removed_queries
     from scorers.runs.tables import impact_text
 
     qids, n = _load_queries(queries, project)
     fb, sb = _load_qrels(qrels_before, project, "--qrels-before")
     fa, sa = _load_qrels(qrels_after, None, "--qrels-after")
-    before, after = _bind(qids, n, fb, sb, k), _bind(qids, n, fa, sa, k)
+    gone = set() if keep_removed else removed_queries(qids, fb, fa)
+    kept = [(q, m) for q, m in zip(qids, n, strict=True) if q not in gone]
+    before = _bind(qids, n, fb, sb, k)
+    after = _bind([q for q, _ in kept], [m for _, m in kept], fa, sa, k)
     sc_b, sc_a = _score_run_files(runs, [before, after], ties)
     pair_list = _parse_pairs(pairs, list(sc_b))
     labels = label_changes(qids, n, fb, fa)

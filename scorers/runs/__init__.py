@@ -14,6 +14,7 @@ from scorers.runs.report import (
     impact_report,
     label_changes,
     nclue_report,
+    removed_queries,
     score_runs,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "nclue_report",
     "query_weights",
     "rank_run",
+    "removed_queries",
     "score_runs",
     "sign_flip_pvalues",
     "summarize",

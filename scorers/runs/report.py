@@ -203,6 +203,20 @@ def label_changes(
     }
 
 
+def removed_queries(
+    query_ids: Sequence[str], before: pd.DataFrame, after: pd.DataFrame
+) -> set[str]:
+    """Queries a revision removed: nonzero qrels before, no qrels rows at all after.
+
+    The repair policy removes a query that loses its last gold together with all
+    its qrels (seed 002: "one demotion removes a zero-gold SourceShift query"),
+    so the revised benchmark scores over the remaining queries.
+    """
+    wanted = set(query_ids)
+    had = set(before.loc[before["grade"] > 0, "query_id"]) & wanted
+    return had - set(after["query_id"])
+
+
 def _none_if_nan(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
@@ -252,7 +266,10 @@ def impact_report(
     j = METRICS.index(metric)
     out: dict[str, Any] = {
         "k": before.k,
-        "queries": before.n_queries,
+        "queries": {"before": before.n_queries, "after": after.n_queries},
+        "removed_queries": sorted(
+            set(before.query_ids.to_pylist()) - set(after.query_ids.to_pylist())
+        ),
         "queries_without_gold": {
             "before": int((before.n_gold == 0).sum()),
             "after": int((after.n_gold == 0).sum()),

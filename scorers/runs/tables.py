@@ -81,10 +81,13 @@ def impact_text(rep: dict[str, Any]) -> str:
     order = rep["ordering"]
     lab = rep["labels"]
     out.append(
-        f"Qrel revision impact at k={rep['k']} over {rep['queries']} queries: "
+        f"Qrel revision impact at k={rep['k']} over {rep['queries']['before']} -> "
+        f"{rep['queries']['after']} queries: "
         f"{lab['changed']} labels changed ({lab['added']} added, {lab['removed']} removed, "
         f"{lab['regraded']} regraded; {lab['to_gold']} to gold, {lab['from_gold']} from gold)."
     )
+    if rep["removed_queries"]:
+        out.append(f"Removed by the revision (no qrels left): {', '.join(rep['removed_queries'])}")
     rows = [
         [tag, order["rank_before"][tag], order["rank_after"][tag],
          *(f"{_pts(r['before'][x])} -> {_pts(r['after'][x])}" for x in METRIC_NAMES)]
