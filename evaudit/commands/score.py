@@ -110,7 +110,7 @@ def _parse_run_spec(spec: str) -> tuple[str | None, Path]:
 
 
 def _score_run_files(
-    specs: tuple[str, ...], bounds: list[BoundQrels], ties: str
+    specs: tuple[str, ...], bounds: list[BoundQrels], ties: str, quiet: bool
 ) -> list[dict[str, PerQuery]]:
     """Read and score each run file under every bound qrel copy; name runs by tag or NAME=.
 
@@ -129,8 +129,11 @@ def _score_run_files(
         scored = [measure(b, rank_run(b, *cols, ties=ties)) for b in bounds]  # type: ignore[arg-type]
         return name or str(df["tag"].iloc[0]), scored
 
+    from evaudit.output import progress
+
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(work, parsed))
+        jobs = pool.map(work, parsed)
+        results = list(progress(jobs, total=len(parsed), desc="scoring runs", quiet=quiet))
     out: list[dict[str, PerQuery]] = [{} for _ in bounds]
     seen: dict[str, Path] = {}
     for (_, path), (tag, scored) in zip(parsed, results, strict=True):
@@ -245,7 +248,7 @@ def nclue_cmd(
     qids, n = _load_queries(queries, project)
     frame, source = _load_qrels(qrels, project, "--qrels")
     bound = _bind(qids, n, frame, source, k)
-    (scored,) = _score_run_files(runs, [bound], ties)
+    (scored,) = _score_run_files(runs, [bound], ties, as_json)
     rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
     if per_query is not None:
         _write_per_query(per_query, bound, scored)
@@ -273,7 +276,7 @@ def compare_cmd(
     qids, n = _load_queries(queries, project)
     frame, source = _load_qrels(qrels, project, "--qrels")
     bound = _bind(qids, n, frame, source, k)
-    (scored,) = _score_run_files(runs, [bound], ties)
+    (scored,) = _score_run_files(runs, [bound], ties, as_json)
     pair_list = _parse_pairs(pairs, list(scored))
     rep = compare_report(bound, scored, pair_list, draws=draws, bootstrap=bootstrap, seed=seed)
     emit_json(rep) if as_json else click.echo(compare_text(rep))
@@ -310,7 +313,7 @@ def impact_cmd(
     kept = [(q, m) for q, m in zip(qids, n, strict=True) if q not in gone]
     before = _bind(qids, n, fb, sb, k)
     after = _bind([q for q, _ in kept], [m for _, m in kept], fa, sa, k)
-    sc_b, sc_a = _score_run_files(runs, [before, after], ties)
+    sc_b, sc_a = _score_run_files(runs, [before, after], ties, as_json)
     pair_list = _parse_pairs(pairs, list(sc_b))
     labels = label_changes(qids, n, fb, fa)
     rep = impact_report(
