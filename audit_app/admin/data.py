@@ -16,6 +16,7 @@ import pandas as pd
 
 from audit_app import journal
 from audit_app.access import read_registry
+from audit_app.admin.agreement_hook import Summary, summary
 from audit_app.session import ItemState, Packet, load_packet
 from packet_builder.project import Project
 from policies.gates import check_condition
@@ -155,29 +156,79 @@ def unblinded_table(project: Project, packet_id: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def grade_confusion(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """Counts of (grade by a, grade by b) over items both completed with a derivable grade."""
-    if table.empty:
-        return pd.DataFrame()
-    grades = (
-        table.dropna(subset=["derived grade"])
-        .drop_duplicates(["annotator", "item_id"])
-        .pivot(index="item_id", columns="annotator", values="derived grade")
-    )
-    if a not in grades or b not in grades:
-        return pd.DataFrame()
-    both = grades[[a, b]].dropna().astype(int)
-    top = int(both.max().max()) if len(both) else 0
-    levels = list(range(top + 1))
-    return pd.crosstab(both[a], both[b]).reindex(index=levels, columns=levels, fill_value=0)
-
-
-def confusion_long(cm: pd.DataFrame) -> pd.DataFrame:
-    """(row, col, count) rows of a confusion matrix, for a heatmap."""
+def confusion_long(matrix: list[list[int]]) -> pd.DataFrame:
+    """(row, col, count) rows of a grade confusion matrix (grades 0..n), for a heatmap."""
     return pd.DataFrame(
-        [(r, c, int(cm.loc[r, c])) for r in cm.index for c in cm.columns],
+        [(r, c, int(v)) for r, row in enumerate(matrix) for c, v in enumerate(row)],
         columns=["row", "col", "count"],
     )
+
+
+# (label, report key) of the proportions `agreement audit` reports, in the CLI's order.
+_PROPORTIONS = (
+    ("exact derived-grade agreement", "exact_grade_agreement"),
+    ("condition support agreement", "condition_agreement"),
+    ("page-set agreement", "page_set_agreement"),
+    ("unanimous conditions", "unanimous"),
+    ("positive votes", "positive_votes"),
+    ("quotes passing exact check", "quotes_exact"),
+    ("judged clear by all", "clear_by_all"),
+)
+_VALUES = (
+    ("linearly weighted grade kappa", "grade_kappa_linear"),
+    ("condition kappa", "condition_kappa"),
+    ("Fleiss kappa (support)", "fleiss_kappa"),
+)
+
+
+def agreement_rows(report: dict[str, Any]) -> pd.DataFrame:
+    """The `agreement audit` figures as one table: proportions with their Wilson interval
+    (where the report has one) and the kappas, values copied as they are (no recomputing)."""
+    rows: list[dict[str, Any]] = [
+        {"statistic": "pairs / conditions", "count": report["pairs"], "total": report["conditions"]}
+    ]
+
+    def prop(label: str, p: dict[str, Any]) -> dict[str, Any]:
+        lo, hi = p.get("wilson95") or (None, None)
+        total = p["total"]
+        rate = p.get("rate", p["count"] / total if total else None)
+        return {
+            "statistic": label,
+            "count": p["count"],
+            "total": total,
+            "rate": rate,
+            "wilson95 lo": lo,
+            "wilson95 hi": hi,
+        }
+
+    for label, key in _PROPORTIONS[:3]:
+        if key in report:
+            rows.append(prop(label, report[key]))
+    for label, key in _VALUES:
+        if key in report:
+            rows.append({"statistic": label, "value": report[key]})
+    for label, key in _PROPORTIONS[3:]:
+        if key in report:
+            rows.append(prop(label, report[key]))
+    for pair, p in (report.get("pairwise_agreement") or {}).items():
+        rows.append({**prop(f"agreement {pair}", p), "value": p.get("kappa")})
+    cols = ["statistic", "count", "total", "rate", "wilson95 lo", "wilson95 hi", "value"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def integrity_rows(report: dict[str, Any]) -> pd.DataFrame:
+    """One row per response stream of `evaudit integrity` (quotes as count and total)."""
+    rows = []
+    for name, s in report["streams"].items():
+        row = {"stream": name}
+        for key, value in s.items():
+            if key == "quotes_exact":
+                row["quotes exact"] = value["count"]
+                row["quotes total"] = value["total"]
+            else:
+                row[key] = value
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def progress_timeline(project: Project, packet_id: str) -> pd.DataFrame:
@@ -222,13 +273,11 @@ def revised_artefacts(project: Project) -> list[Path]:
     return found
 
 
-def agreement_summary(project: Project, packet_id: str) -> tuple[dict[str, Any] | None, str]:
-    """Agreement/integrity figures from the scorers when available; else (None, why)."""
-    try:
-        from audit_app.admin.agreement_hook import summary
-    except ImportError:
-        return None, "agreement scorers are not available in this build"
-    try:
-        return summary(project, packet_id), ""
-    except Exception as exc:  # the summary is advisory; never break the admin page
-        return None, f"agreement summary failed: {exc}"
+def agreement_summary(project: Project, packet_id: str, raters: str | None = None) -> Summary:
+    """Live agreement and integrity figures through the scorers (see `agreement_hook`)."""
+    return summary(project, packet_id, raters)
+
+
+def stream_names(project: Project, packet_id: str) -> list[str]:
+    """Annotators with a journal for this packet (the response streams)."""
+    return [name for name, _ in journal.iter_journals(project.journal_dir(packet_id))]

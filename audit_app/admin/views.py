@@ -1,6 +1,7 @@
 """Admin pages (behind the admin password): progress, agreement, unblinded table, plots, downloads.
 
-Only wiring: every table and figure comes from `audit_app.admin.data`.
+Only wiring: every table and figure comes from `audit_app.admin.data`, and the agreement
+and integrity figures from the scorers through `audit_app.admin.agreement_hook`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def admin_app(root: Path) -> None:
     with tabs[2]:
         _responses(table)
     with tabs[3]:
-        _plots(project, packet_id, table)
+        _plots(project, packet_id)
     with tabs[4]:
         _downloads(project, packet_id)
 
@@ -71,11 +72,52 @@ def _progress(project: Project) -> None:
 
 
 def _agreement(project: Project, packet_id: str) -> None:
-    summary, why = data.agreement_summary(project, packet_id)
-    if summary is None:
-        st.info(f"Progress only: {why}.")
-        return
-    st.json(summary)
+    """`evaudit agreement audit` and `evaudit integrity`, live from the journals."""
+    streams = data.stream_names(project, packet_id)
+    picked = st.multiselect(
+        "Raters (empty: every stream after collapsing duplicates, as the CLI does)",
+        streams,
+        key=f"agr_raters_{packet_id}",
+    )
+    raters = ",".join(picked) if len(picked) >= 2 else None
+    if len(picked) == 1:
+        st.caption("Pick at least two raters; showing every stream.")
+    summary = data.agreement_summary(project, packet_id, raters)
+    for note in summary.notes:
+        st.info(note)
+    report = summary.agreement
+    if report is not None:
+        names = ", ".join(report["raters"])
+        st.markdown(f"#### Agreement of {names} on packet {packet_id}")
+        st.caption(
+            f"{report['pairs']} of {report['items_in_packet']} items answered in full by every "
+            f"rater ({report['incomplete_pairs']} not yet); the same figures as "
+            f"`evaudit agreement audit DIR {packet_id} --json`."
+        )
+        st.dataframe(data.agreement_rows(report), hide_index=True, key="agr_table")
+        for group in report.get("duplicate_streams") or []:
+            st.warning(f"Identical streams (one stream counted twice): {', '.join(group)}")
+        if "confusion" in report:
+            _confusion(report["confusion"], *report["raters"])
+    integ = summary.integrity
+    if integ is not None:
+        st.markdown("#### Integrity per response stream")
+        st.dataframe(data.integrity_rows(integ), hide_index=True, key="int_table")
+        verdict = "ok" if integ["ok"] else "problems found"
+        st.caption(
+            f"Integrity: {verdict} (no structural or page-pool errors and every quote exact); "
+            f"streams after collapsing duplicates: {', '.join(integ['streams_after_collapse'])}."
+        )
+
+
+def _confusion(matrix: list[list[int]], a: str, b: str) -> None:
+    st.markdown(f"#### Derived-grade confusion (rows: {a}, columns: {b})")
+    long = data.confusion_long(matrix)
+    base = alt.Chart(long).encode(
+        x=alt.X("col:O", title=f"{b} grade"), y=alt.Y("row:O", title=f"{a} grade")
+    )
+    heat = base.mark_rect().encode(color=alt.Color("count:Q", scale=alt.Scale(scheme="blues")))
+    st.altair_chart(heat + base.mark_text().encode(text="count:Q"), width="content")
 
 
 def _responses(table) -> None:  # type: ignore[no-untyped-def]
@@ -99,24 +141,8 @@ def _responses(table) -> None:  # type: ignore[no-untyped-def]
     st.dataframe(shown, hide_index=True)
 
 
-def _plots(project: Project, packet_id: str, table) -> None:  # type: ignore[no-untyped-def]
-    people = sorted(table["annotator"].unique()) if not table.empty else []
-    if len(people) >= 2:
-        c1, c2 = st.columns(2)
-        a = c1.selectbox("Rows: annotator", people, index=0, key="cm_a")
-        b = c2.selectbox("Columns: annotator", people, index=1, key="cm_b")
-        cm = data.grade_confusion(table, a, b)
-        if not cm.empty:
-            long = data.confusion_long(cm)
-            base = alt.Chart(long).encode(
-                x=alt.X("col:O", title=f"{b} grade"), y=alt.Y("row:O", title=f"{a} grade")
-            )
-            heat = base.mark_rect().encode(
-                color=alt.Color("count:Q", scale=alt.Scale(scheme="blues"))
-            )
-            st.altair_chart(heat + base.mark_text().encode(text="count:Q"), width="content")
-        else:
-            st.caption("No item completed by both with a derivable grade yet.")
+def _plots(project: Project, packet_id: str) -> None:
+    st.caption("The derived-grade confusion heatmap is on the Agreement tab.")
     timeline = data.progress_timeline(project, packet_id)
     if not timeline.empty:
         st.markdown("#### Progress over time")
@@ -126,6 +152,8 @@ def _plots(project: Project, packet_id: str, table) -> None:  # type: ignore[no-
             .encode(x="ts:T", y="complete:Q", color="annotator:N")
         )
         st.altair_chart(chart, width="stretch")
+    else:
+        st.caption("No saves yet.")
 
 
 def _downloads(project: Project, packet_id: str) -> None:
