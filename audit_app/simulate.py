@@ -1,6 +1,11 @@
-"""Simulated annotators for the demo: realistic, partly disagreeing journals.
+"""Simulated annotators for the demo and for dry runs of the audit chain.
 
-Each simulated person answers every condition of most items; a yes selects a
+`simulate` (the demo's `--simulate`) fills two annotators' journals with answers
+drawn at random; `simulate_panel` (`evaudit responses simulate`) makes any number
+of people, e.g. the initial pair or three adjudicators, read the displayed pages:
+a yes quotes the passage around a mention of the condition.
+
+In `simulate`, each simulated person answers every condition of most items; a yes selects a
 page and quotes a verbatim word window taken from that page's text (so the
 quote passes the gates). The second person agrees with the first most of the
 time and otherwise flips the answer or picks another page, which gives the
@@ -11,11 +16,14 @@ admin views real agreement and confusion figures. Written through
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
+from typing import Any
 
 from audit_app.session import AnnotatorSession, ItemState
+from evaudit.errors import InputError
 from packet_builder.project import Project
-from packet_builder.textnorm import is_nontrivial, quote_in_page
+from packet_builder.textnorm import is_nontrivial, normalize, normalize_with_map, quote_in_page
 from policies.gates import ConditionAnswer
 
 
@@ -85,3 +93,163 @@ def simulate(
 
 def journal_files(project: Project, packet_id: str) -> list[Path]:
     return sorted(project.journal_dir(packet_id).glob("*.jsonl"))
+
+
+# --- An evidence-reading panel: any number of people, e.g. three adjudicators -------------
+
+_FORMS = re.compile(r'"([^"]+)"')
+CONTESTED_DEFAULT = {"initial": 0.08, "adjudication": 0.3, "challenge": 0.3}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # as audit_app.access registers them
+
+
+def condition_forms(condition: dict[str, Any]) -> list[str]:
+    """The wordings a reader looks for: the name, plus the forms the rubric's note quotes."""
+    forms = [str(condition.get("name") or "")]
+    forms += _FORMS.findall(str(condition.get("note") or ""))
+    seen: dict[str, str] = {}
+    for form in forms:
+        norm = normalize(form)
+        if len(norm) >= 3:
+            seen.setdefault(norm, form)
+    return list(seen)  # normalized forms, longest-first matters little: any hit counts
+
+
+def mention_span(text: str, forms: list[str]) -> tuple[int, int] | None:
+    """[start, end) in the ORIGINAL page text of the first whole-word mention of a form."""
+    page = normalize_with_map(text)
+    best: tuple[int, int] | None = None
+    for form in forms:
+        pat = re.compile(r"(?<![a-z0-9])" + re.escape(form) + r"(?![a-z0-9])")
+        hit = pat.search(page.text)
+        if hit and (best is None or hit.start() < best[0]):
+            best = (hit.start(), hit.end())
+    if best is None:
+        return None
+    return page.origin[best[0]], page.origin[best[1] - 1] + 1
+
+
+def quote_around(text: str, span: tuple[int, int], rng: random.Random) -> str | None:
+    """A verbatim passage of the page holding the mention, a few words either side: what a
+    reader copies. Checked against the gates; None if no passage passes."""
+    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    first = next((i for i, (_s, e) in enumerate(tokens) if e > span[0]), None)
+    if first is None:
+        return None
+    last = next((i for i, (s, _e) in enumerate(tokens) if s >= span[1]), len(tokens)) - 1
+    for before, after in ((rng.randint(2, 5), rng.randint(2, 6)), (3, 3), (1, 1), (0, 3)):
+        lo = max(0, first - before)
+        hi = min(len(tokens) - 1, max(first, last) + after)
+        raw = text[tokens[lo][0] : tokens[hi][1]]
+        for quote in (" ".join(raw.split()), raw):
+            if is_nontrivial(quote) and quote_in_page(quote, text):
+                return quote
+    return None
+
+
+def _evident_pages(pool: dict[str, str], forms: list[str]) -> dict[str, tuple[int, int]]:
+    found = {}
+    for key, text in pool.items():
+        span = mention_span(text, forms)
+        if span is not None:
+            found[key] = span
+    return found
+
+
+def _read_condition(
+    pool: dict[str, str],
+    evident: dict[str, tuple[int, int]],
+    says_yes: bool,
+    rng: random.Random,
+) -> ConditionAnswer:
+    """One person's answer: a yes selects one (sometimes two) mentioning pages and quotes
+    the mention; a yes without any mention (a misreading) quotes some passage."""
+    if not says_yes:
+        return ConditionAnswer("no")
+    keys = sorted(evident)
+    rng.shuffle(keys)
+    chosen: list[str] = []
+    quotes: dict[str, str] = {}
+    for key in keys[: 2 if rng.random() < 0.25 else 1]:
+        quote = quote_around(pool[key], evident[key], rng)
+        if quote:
+            chosen.append(key)
+            quotes[key] = quote
+    if chosen:
+        return ConditionAnswer("yes", tuple(chosen), quotes)
+    return _answer(pool, True, rng, prefer=rng.randrange(len(pool)))
+
+
+def simulate_panel(
+    project: Project,
+    packet_id: str,
+    annotators: tuple[str, ...],
+    *,
+    seed: int = 11,
+    p_contested: float | None = None,
+    p_slip: float = 0.03,
+    coverage: float = 1.0,
+) -> dict[str, int]:
+    """Journals of several people who read the displayed pages (e.g. three adjudicators).
+
+    A condition is evident when a displayed page mentions its name or a form its note
+    quotes; everyone then says yes and quotes a passage around the mention, copied from
+    that page. Disagreement comes from two sources: a contested condition (probability
+    `p_contested`, shared by the panel: the rubric's "judge the meaning" bites) where each
+    person independently departs from the evidence with probability 1/2, and a personal
+    slip (`p_slip`). By default `p_contested` is 0.08 on an initial packet and 0.3 on
+    adjudication and challenge packets, whose items are the cases people disagreed on. Each (item, condition, person) draws from its own seeded generator, so
+    a person's answers do not depend on who else is simulated or on the order of items.
+    `coverage` < 1 leaves some items unanswered. Returns saved lines per person.
+    """
+    bad = [n for n in annotators if not _NAME.match(n)]
+    if bad or not annotators or len(set(annotators)) != len(annotators):
+        raise InputError(
+            f"annotator names must be distinct names of letters, digits, . _ -: "
+            f"{','.join(annotators) or '(none)'}",
+            hint="give e.g. --annotators adj1,adj2,adj3",
+        )
+    packet_file = project.packets_dir / f"{packet_id}.json"
+    if not packet_file.is_file():
+        raise InputError(
+            f"no packet named {packet_id!r}", file=packet_file, hint="see `evaudit packet list`"
+        )
+    sessions = [
+        AnnotatorSession.open(project.packets_dir, project.journals_dir, packet_id, name)
+        for name in annotators
+    ]
+    taken = [s.journal_path for s in sessions if s.journal_path.exists()]
+    if taken:
+        # Never mix simulated lines into a real person's journal.
+        raise InputError(
+            "journal already exists; simulated people must be new names",
+            file=taken[0],
+            hint="choose other --annotators names",
+        )
+    packet = sessions[0].packet
+    if p_contested is None:
+        p_contested = CONTESTED_DEFAULT.get(packet.kind, 0.3)
+    saved = dict.fromkeys(annotators, 0)
+    for item in packet.items:
+        item_id = str(item["item_id"])
+        answers: dict[str, dict[str, ConditionAnswer]] = {name: {} for name in annotators}
+        for cond in item["conditions"]:
+            ckey = str(cond["condition_key"])
+            pool = {str(p["page_key"]): str(p["text"]) for p in cond["pages"]}
+            evident = _evident_pages(pool, condition_forms(cond))
+            shared = random.Random(f"{seed}:{packet.sha256}:{item_id}:{ckey}")
+            contested = shared.random() < p_contested
+            for name in annotators:
+                rng = random.Random(f"{seed}:{packet.sha256}:{item_id}:{ckey}:{name}")
+                depart = rng.random() < (0.5 if contested else p_slip)
+                says_yes = bool(evident) != depart
+                answers[name][ckey] = _read_condition(pool, evident, says_yes, rng)
+        for session in sessions:
+            rng = random.Random(f"{seed}:{packet.sha256}:{item_id}:{session.annotator}")
+            if rng.random() >= coverage:
+                continue
+            mine = answers[session.annotator]
+            unclear = rng.random() < 0.03
+            comment = "The rubric could be read more narrowly here." if unclear else ""
+            session.save(item_id, ItemState(mine, unclear, comment))
+            saved[session.annotator] += 1
+    return saved

@@ -137,6 +137,70 @@ def responses_export(directory: Path, packet: str, name: str, out: Path | None) 
         click.echo(f"wrote {out} ({len(doc['items'])} items)", err=True)
 
 
+@responses.command("simulate")
+@_DIR
+@click.argument("packet")
+@click.option(
+    "--annotators",
+    required=True,
+    help="Comma-separated new names, one journal each (e.g. adj1,adj2,adj3).",
+)
+@click.option("--seed", type=int, default=11, show_default=True, help="Seed of the simulation.")
+@click.option(
+    "--contested",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="Share of conditions the people read differently, each departing with p 1/2 "
+    "(default 0.08 on initial packets, 0.3 on adjudication and challenge packets).",
+)
+@click.option(
+    "--slip",
+    type=click.FloatRange(0, 1),
+    default=0.03,
+    show_default=True,
+    help="Chance that one person departs from the evidence on any other condition.",
+)
+@click.option(
+    "--coverage",
+    type=click.FloatRange(0, 1),
+    default=1.0,
+    show_default=True,
+    help="Share of items each person answers.",
+)
+@_JSON
+def responses_simulate(
+    directory: Path,
+    packet: str,
+    annotators: str,
+    seed: int,
+    contested: float | None,
+    slip: float,
+    coverage: float,
+    as_json: bool,
+) -> None:
+    """Simulate people answering PACKET from its displayed pages (tests, demos, dry runs).
+
+    A yes quotes a passage around a mention of the condition copied from a displayed
+    page, so it passes the gates; seeded and deterministic."""
+    from audit_app.simulate import simulate_panel
+    from packet_builder.project import open_project
+
+    names = tuple(n.strip() for n in annotators.split(",") if n.strip())
+    saved = simulate_panel(
+        open_project(directory),
+        packet,
+        names,
+        seed=seed,
+        p_contested=contested,
+        p_slip=slip,
+        coverage=coverage,
+    )
+    if as_json:
+        emit_json({"packet": packet, "seed": seed, "saved": saved})
+        return
+    click.echo(f"{packet}: " + ", ".join(f"{k} {v} items" for k, v in saved.items()))
+
+
 def exec_streamlit(root: Path, host: str, port: int) -> None:
     """Replace this process with the Streamlit server (so signals reach the server itself)."""
     app = Path(__file__).resolve().parents[2] / "audit_app" / "streamlit_app.py"
