@@ -21,7 +21,9 @@ from packet_builder.project import Project, open_project
 from policies.repair import ACCEPT
 from policies.revision import Review, Stage, revise
 
-OUTPUTS = ("qrels.txt", "qrels.jsonl", "report.json")
+# queries.jsonl holds the kept queries, so scoring the revised copy never counts a
+# removed query as a miss.
+OUTPUTS = ("qrels.txt", "qrels.jsonl", "queries.jsonl", "report.json")
 
 
 def _dumps(obj: Any) -> str:
@@ -163,6 +165,16 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _kept_queries_jsonl(project: Project, removed: set[str]) -> str:
+    from packet_builder.loader import stored_queries
+
+    return "".join(
+        json.dumps(q.to_json(), sort_keys=True, ensure_ascii=False) + "\n"
+        for q in stored_queries(project)
+        if q.query_id not in removed
+    )
+
+
 def finalize(
     root: Path,
     out_dir: Path,
@@ -183,6 +195,9 @@ def finalize(
         ),
         "qrels.jsonl": "".join(
             json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in result["qrels"]
+        ),
+        "queries.jsonl": _kept_queries_jsonl(
+            project, {r["query_id"] for r in result["removed_queries"]}
         ),
         "report.json": _dumps({k: v for k, v in result.items() if k != "qrels"}),
     }

@@ -251,3 +251,31 @@ def status(project: Project) -> dict[str, int]:
             ),
             "runs": one("SELECT count(DISTINCT run_name) FROM runs"),
         }
+
+
+def stored_queries(project: Project) -> list[Query]:
+    """The loaded queries with their conditions, in the order of the queries file."""
+    from packet_builder.records import Condition
+
+    with store.connect(project.store_path, read_only=True) as con:
+        qrows = con.execute(
+            "SELECT query_id, text, release, source FROM queries ORDER BY position"
+        ).fetchall()
+        crows = con.execute(
+            "SELECT query_id, condition_id, name, requirement, counts, does_not_count, note, "
+            "aliases FROM conditions ORDER BY query_id, position"
+        ).fetchall()
+    conds: dict[str, list[Condition]] = {}
+    for qid, cid, name, req, counts, dnc, note, aliases in crows:
+        conds.setdefault(qid, []).append(
+            Condition(
+                cid,
+                name,
+                req,
+                tuple(json.loads(counts)),
+                tuple(json.loads(dnc)),
+                note or "",
+                tuple(json.loads(aliases)),
+            )
+        )
+    return [Query(q, t, tuple(conds.get(q, [])), r or "", s or "") for q, t, r, s in qrows]

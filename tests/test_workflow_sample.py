@@ -286,17 +286,16 @@ def test_scoring_before_and_after(campaign: dict[str, Any], tmp_path: Path) -> N
         *run_args(), *quick,
     )  # fmt: skip
     assert files["runs"] == before["runs"]
-    # The finalize output: removed queries stay in the query file, so they count as misses.
+    # With the original query file, removed queries count as misses.
     after_all = cli_json("score", "nclue", "--project", d, "--qrels", revised, *run_args(), *quick)
     assert after_all["queries_without_gold"] == len(removed)
-    kept = tmp_path / "queries_kept.jsonl"
-    kept.write_text(
-        "".join(
-            line + "\n"
-            for line in (SAMPLE / "queries.jsonl").read_text().splitlines()
-            if json.loads(line)["query_id"] not in removed
-        )
-    )
+    # finalize writes the kept queries next to the revised qrels.
+    kept = root / "revised" / "queries.jsonl"
+    kept_ids = [json.loads(line)["query_id"] for line in kept.read_text().splitlines()]
+    all_ids = [
+        json.loads(line)["query_id"] for line in (SAMPLE / "queries.jsonl").read_text().splitlines()
+    ]
+    assert kept_ids == [q for q in all_ids if q not in removed]
     after = cli_json("score", "nclue", "--queries", kept, "--qrels", revised, *run_args(), *quick)
     assert after["queries"] == 30 - len(removed) and after["queries_without_gold"] == 0
 
