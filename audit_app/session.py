@@ -13,14 +13,14 @@ import html
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 from audit_app import journal
 from evaudit.errors import InputError
 from packet_builder.textnorm import find_quote
-from policies.gates import ConditionAnswer, QuoteRule, check_item, item_complete
+from policies.gates import ConditionAnswer, QuoteRule, check_condition
 
 PACKET_FORMAT = "evaudit-packet"
 
@@ -41,21 +41,62 @@ class Packet:
         return [str(it["item_id"]) for it in self.items]
 
     def index_of(self, item_id: str) -> int:
-        return self.item_ids.index(item_id)
+        return self._positions[item_id]
 
     def item(self, item_id: str) -> dict[str, Any]:
         return self.items[self.index_of(item_id)]
 
     def pools(self, item_id: str) -> dict[str, dict[str, str]]:
-        """condition_key -> page_key -> displayed text."""
+        """condition_key -> page_key -> displayed text (built once per packet; do not mutate)."""
+        return self._pools[item_id]
+
+    # Derived once per loaded packet and kept with it (the packet is immutable): every
+    # rerun of the judging screen asks for pools and gate results of the same item.
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {str(it["item_id"]): i for i, it in enumerate(self.items)}
+
+    @cached_property
+    def _pools(self) -> dict[str, dict[str, dict[str, str]]]:
         return {
-            str(c["condition_key"]): {str(p["page_key"]): str(p["text"]) for p in c["pages"]}
-            for c in self.item(item_id)["conditions"]
+            str(it["item_id"]): {
+                str(c["condition_key"]): {str(p["page_key"]): str(p["text"]) for p in c["pages"]}
+                for c in it["conditions"]
+            }
+            for it in self.items
         }
+
+    @cached_property
+    def _gates(self) -> dict[tuple[Any, ...], tuple[str, ...]]:
+        return {}
+
+    def condition_problems(self, item_id: str, ckey: str, ans: ConditionAnswer) -> tuple[str, ...]:
+        """`policies.gates.check_condition` for one answer, memoized per packet: the gate
+        normalizes whole page texts, and an unchanged answer is re-checked on every rerun."""
+        key = (item_id, ckey, ans.answer, ans.pages, tuple(sorted(ans.quotes.items())))
+        hit = self._gates.get(key)
+        if hit is None:
+            if len(self._gates) > 20_000:  # bound the memo for very long sessions
+                self._gates.clear()
+            hit = tuple(check_condition(ans, self.pools(item_id)[ckey], self.quote_rule))
+            self._gates[key] = hit
+        return hit
 
 
 def load_packet(path: Path) -> Packet:
+    """Parse a packet file; parsed once per content hash and shared by every session."""
     data = path.read_bytes()
+    return _parse_packet(data, hashlib.sha256(data).hexdigest(), str(path))
+
+
+_PARSED: dict[str, Packet] = {}
+
+
+def _parse_packet(data: bytes, sha256: str, where: str) -> Packet:
+    cached = _PARSED.get(sha256)
+    if cached is not None:
+        return cached
+    path = Path(where)
     try:
         obj = json.loads(data)
     except json.JSONDecodeError as exc:
@@ -68,14 +109,18 @@ def load_packet(path: Path) -> Packet:
     items = obj.get("items")
     if not isinstance(items, list):
         raise InputError("packet has no items list", file=path)
-    return Packet(
+    packet = Packet(
         packet_id=str(obj.get("packet_id", path.stem)),
         kind=str(obj.get("kind", "initial")),
         rule=str(obj.get("rule", "")),
         quote_rule=QuoteRule(int(rule.get("min_words", 3)), int(rule.get("min_chars", 12))),
         items=tuple(items),
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=sha256,
     )
+    if len(_PARSED) > 16:
+        _PARSED.clear()
+    _PARSED[sha256] = packet
+    return packet
 
 
 @dataclass
@@ -100,13 +145,21 @@ class ItemState:
 
 
 def problems(packet: Packet, item_id: str, state: ItemState) -> dict[str, list[str]]:
-    return check_item(state.answers, packet.pools(item_id), packet.quote_rule)
+    """The gate messages per condition (as `policies.gates.check_item`, memoized)."""
+    return {
+        ckey: list(packet.condition_problems(item_id, ckey, state.answer(ckey)))
+        for ckey in packet.pools(item_id)
+    }
 
 
 def is_complete(packet: Packet, item_id: str, state: ItemState | None) -> bool:
+    """Every condition passes the gates (as `policies.gates.item_complete`, memoized)."""
     if state is None:
         return False
-    return item_complete(state.answers, packet.pools(item_id), packet.quote_rule)
+    return not any(
+        packet.condition_problems(item_id, ckey, state.answer(ckey))
+        for ckey in packet.pools(item_id)
+    )
 
 
 def record(packet: Packet, annotator: str, item_id: str, state: ItemState) -> dict[str, Any]:

@@ -42,6 +42,17 @@ def _app(token: str | None) -> AppTest:
     return at.run()
 
 
+def _act(at: AppTest, widget) -> str:  # type: ignore[no-untyped-def]
+    """One interaction. A save reruns only the fragments it changed (status, progress,
+    verdict, the condition's messages, the page): AppTest then holds just those. Return
+    their text, then run the whole script so the assertions below see the whole page."""
+    widget.run()
+    assert not at.exception
+    partial = _texts(at)
+    at.run()
+    return partial
+
+
 def _texts(at: AppTest) -> str:
     parts = [e.value for e in at.error] + [e.value for e in at.warning] + [e.value for e in at.info]
     parts += [e.value for e in at.success] + [m.value for m in at.markdown]
@@ -54,23 +65,23 @@ def test_gates_and_completion(env) -> None:
     assert not at.exception
     assert "Item J001 (1 of 3)" in _texts(at)
     # C1: yes with a valid quote (typing the quote selects the page).
-    at.radio(key="w:J001:C1:ans").set_value("yes").run()
+    _act(at, at.radio(key="w:J001:C1:ans").set_value("yes"))
     assert "C1: A 'yes' needs at least one selected page." in _texts(at)
-    at.text_input(key="w:J001:C1:J001-C1-B:q").input(fx.quotes["J001-C1-B"]).run()
+    _act(at, at.text_input(key="w:J001:C1:J001-C1-B:q").input(fx.quotes["J001-C1-B"]))
     assert at.checkbox(key="w:J001:C1:J001-C1-B:sel").value is True
     assert not [e for e in at.error if str(e.value).startswith("C1:")]
     assert any("Quote matched on page B" in str(c.value) for c in at.caption)
     # C2: yes with a quote that is not on the page -> error, item not complete.
-    at.radio(key="w:J001:C2:ans").set_value("yes").run()
-    at.text_input(key="w:J001:C2:J001-C2-A:q").input("this sentence is not on the page").run()
+    _act(at, at.radio(key="w:J001:C2:ans").set_value("yes"))
+    _act(at, at.text_input(key="w:J001:C2:J001-C2-A:q").input("this sentence is not on the page"))
     assert "C2: Page J001-C2-A: the quote is not on this page (check it verbatim)." in _texts(at)
     assert "Item J001 is not complete" in _texts(at)
     latest = journal.latest_by_item(journal.read_journal(_journal(fx, "alice")).lines)
     assert latest["J001"]["complete"] is False
     # C2: no with a page still selected -> refused.
-    at.radio(key="w:J001:C2:ans").set_value("no").run()
+    _act(at, at.radio(key="w:J001:C2:ans").set_value("no"))
     assert "A 'no' carries no selected page: clear the page selection." in _texts(at)
-    at.checkbox(key="w:J001:C2:J001-C2-A:sel").uncheck().run()
+    _act(at, at.checkbox(key="w:J001:C2:J001-C2-A:sel").uncheck())
     assert "A 'no' carries no quote" not in _texts(at)
     assert "Item J001 is complete." in _texts(at)
     assert "1 / 3 items complete" in str(at.get("progress")[0].proto.text)
@@ -88,12 +99,12 @@ def test_navigation_and_draft_restore(env) -> None:
     at = _app(token)
     at.button(key="nav_prev").click().run()
     assert "Item J001 (1 of 3)" in _texts(at)  # Previous on the first item stays live and safe
-    at.radio(key="w:J001:C1:ans").set_value("no").run()
-    at.text_input(key="w:J001:C2:J001-C2-C:q").input("a draft quote here").run()
+    _act(at, at.radio(key="w:J001:C1:ans").set_value("no"))
+    _act(at, at.text_input(key="w:J001:C2:J001-C2-C:q").input("a draft quote here"))
     at.button(key="nav_next").click().run()
     assert "Item J002 (2 of 3)" in _texts(at)
-    at.checkbox(key="w:J002:unclear").check().run()
-    at.text_area(key="w:J002:comment").input("two programmes match").run()
+    _act(at, at.checkbox(key="w:J002:unclear").check())
+    _act(at, at.text_area(key="w:J002:comment").input("two programmes match"))
     at.button(key="nav_next").click().run()
     at.button(key="nav_next").click().run()
     assert "Item J003 (3 of 3)" in _texts(at)
@@ -126,13 +137,13 @@ def test_annotator_session_opens_only_allowed_files(env) -> None:
     global _OPENED
     fx, token, other = env
     bob = _app(other)
-    bob.radio(key="w:J001:C1:ans").set_value("yes").run()
+    _act(bob, bob.radio(key="w:J001:C1:ans").set_value("yes"))
     assert _journal(fx, "bob").is_file()
     _OPENED = []
     try:
         at = _app(token)
-        at.radio(key="w:J001:C1:ans").set_value("no").run()
-        at.toggle(key="img:J001-C1-A").set_value(True).run()
+        _act(at, at.radio(key="w:J001:C1:ans").set_value("no"))
+        _act(at, at.toggle(key="img:J001-C1-A").set_value(True))
         assert len(at.image) == 1 and at.image[0].captions == ["Page A"]
         assert ".pdf" not in at.image[0].value[0] and "DOCSECRET" not in at.image[0].value[0]
         at.button(key="nav_next").click().run()
@@ -170,3 +181,37 @@ def test_admin_needs_password(env) -> None:
     at2.query_params["admin"] = "1"
     at2.run()
     assert "Campaign admin" not in _texts(at2) and "Admin password" not in str(at2.text_input)
+
+
+def _pages_sent(at: AppTest) -> list[str]:
+    """data-page of every page text block in the last run's output."""
+    return [
+        h.proto.body.split('data-page="', 1)[1].split('"', 1)[0]
+        for h in at.get("html")
+        if 'class="ev-page"' in h.proto.body
+    ]
+
+
+def test_a_save_redraws_only_what_it_changed(env) -> None:
+    fx, token, _ = env
+    at = _app(token)
+    assert len(_pages_sent(at)) == 6  # the full screen: 2 conditions x 3 pages
+    # An answer: status, progress, verdict and that condition's messages; no page text.
+    partial = _act(at, at.radio(key="w:J001:C1:ans").set_value("yes"))
+    assert (
+        "Saved J001 (#1," in partial and "C1: A 'yes' needs at least one selected page." in partial
+    )
+    assert "Item J001 is not complete" in partial and "Item J001 (1 of 3)" not in partial
+    at.radio(key="w:J001:C2:ans").set_value("no").run()
+    assert _pages_sent(at) == [] and not at.radio and len(at.get("progress")) == 1
+    # A quote: that page alone is redrawn (selected, highlighted) with its condition's messages.
+    at.run()  # AppTest can only reach widgets of the last run's output
+    at.text_input(key="w:J001:C1:J001-C1-B:q").input(fx.quotes["J001-C1-B"]).run()
+    assert _pages_sent(at) == ["J001-C1-B"]
+    assert at.checkbox(key="w:J001:C1:J001-C1-B:sel").value is True
+    assert "<mark>" in next(h.proto.body for h in at.get("html") if "ev-page" in h.proto.body)
+    assert "Item J001 is complete." in _texts(at) and "Saved J001 (#3," in _texts(at)
+    assert "1 / 3 items complete" in str(at.get("progress")[0].proto.text)
+    # Every one of those saves is on disk, in order.
+    lines = journal.read_journal(_journal(fx, "alice")).lines
+    assert [ln["seq"] for ln in lines] == [1, 2, 3] and lines[-1]["complete"] is True

@@ -1,15 +1,23 @@
 """The judging screen: information need, rule, rubrics, candidate pages, gates, drafts.
 
-Every widget change runs `_changed`, which rebuilds the item's full state from
-the widgets and appends it to the annotator's journal (fsync'ed) BEFORE the
+Every widget change runs `_save`, which rebuilds the item's full state from
+the widgets and appends it to the annotator's journal (fsync'ed) BEFORE any
 rerun shows "Saved". All decisions about validity come from `policies.gates`
 via `audit_app.session`; this module only wires widgets.
+
+Why fragments: an item shows up to 9 pages of ~3,000 characters per condition.
+A save must not redraw them. The parts that change after a save are keyed
+fragments (the save status, the progress bar, the item verdict, each
+condition's gate messages, each page's selection/quote/highlight), and `_save`
+reruns only the ones it touched (`st.rerun([keys])` from the callback). Only
+navigation (Previous/Next/Go to) reruns the whole screen.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +77,9 @@ def annotator_app(project: Project, token: str, images: ImageSource | None = Non
     if len(packets) > 1:
         packet_id = st.sidebar.selectbox("Packet", packets, key="ann_packet")
     session = _session(project, person, packet_id)
+    # Kept for the save callback, which re-checks the token: a fragment-only rerun does
+    # not run this function, and a revoked link must not save another decision.
+    st.session_state["ann_auth"] = (project, token)
     renderer = images(packet_id) if images is not None else None
     judging_screen(session, renderer)
 
@@ -95,43 +106,78 @@ def _session(project: Project, person: Annotator, packet_id: str) -> AnnotatorSe
     return st.session_state["ann_session"]
 
 
+def _answer_from_widgets(item_id: str, ckey: str, pool: dict[str, str]) -> ConditionAnswer:
+    ss = st.session_state
+    pages: list[str] = []
+    quotes: dict[str, str] = {}
+    for pkey in pool:
+        if ss.get(_k(item_id, ckey, pkey, "sel")):
+            pages.append(pkey)
+            quotes[pkey] = str(ss.get(_k(item_id, ckey, pkey, "q")) or "")
+    return ConditionAnswer(ss.get(_k(item_id, ckey, "ans")), tuple(pages), quotes)
+
+
 def _state_from_widgets(session: AnnotatorSession, item_id: str) -> ItemState:
     ss = st.session_state
-    answers: dict[str, ConditionAnswer] = {}
-    for ckey, pool in session.packet.pools(item_id).items():
-        pages: list[str] = []
-        quotes: dict[str, str] = {}
-        for pkey in pool:
-            quote = str(ss.get(_k(item_id, ckey, pkey, "q")) or "")
-            if ss.get(_k(item_id, ckey, pkey, "sel")):
-                pages.append(pkey)
-                quotes[pkey] = quote
-        answers[ckey] = ConditionAnswer(ss.get(_k(item_id, ckey, "ans")), tuple(pages), quotes)
+    answers = {
+        ckey: _answer_from_widgets(item_id, ckey, pool)
+        for ckey, pool in session.packet.pools(item_id).items()
+    }
     return ItemState(
         answers, bool(ss.get(_k(item_id, "unclear"))), str(ss.get(_k(item_id, "comment")) or "")
     )
 
 
-def _save(item_id: str, quoted: str | None = None) -> None:
+# Fragment keys (`st.fragment(key=...)`), rerun by `_save` after a durable append.
+F_STATUS, F_PROGRESS, F_VERDICT = "ann_f_status", "ann_f_progress", "ann_f_verdict"
+
+
+def _f_msgs(ckey: str) -> str:
+    return f"ann_f_msgs_{ckey}"
+
+
+def _f_page(pkey: str) -> str:
+    return f"ann_f_page_{pkey}"
+
+
+def _save(
+    item_id: str, ckey: str | None = None, pkey: str | None = None, quoted: bool = False
+) -> None:
     """Widget callback: persist the item's full state (append + fsync) before any confirmation.
 
-    `quoted` is the widget key prefix of a page whose quote box just changed: typing a
-    quote selects that page (unchecking it later is still possible).
+    `ckey`/`pkey` name the condition and page whose widget changed; `quoted` says it was the
+    page's quote box: a quote typed there selects that page (unchecking it later is still possible). Afterwards only
+    the fragments that show something this save changed are rerun.
     """
     ss = st.session_state
-    if quoted is not None and str(ss.get(quoted + ":q") or "").strip():
-        ss[quoted + ":sel"] = True
+    if item_id != ss.get("ann_shown"):
+        # A widget event for an item that the last full run no longer showed (the browser
+        # can send one late, after navigating): its widget state is gone, so saving it would
+        # record a blank draft, and its fragments no longer exist. Ignore it.
+        return
     session: AnnotatorSession = ss["ann_session"]
+    if quoted and ckey is not None and pkey is not None:
+        prefix = _k(item_id, ckey, pkey)
+        if str(ss.get(prefix + ":q") or "").strip():
+            ss[prefix + ":sel"] = True
+    keys = [F_STATUS, F_PROGRESS, F_VERDICT]
+    keys += [_f_msgs(ckey)] if ckey is not None else []
+    keys += [_f_page(pkey)] if pkey is not None else []
+    project, token = ss["ann_auth"]
+    if authenticate(project, token) is None:
+        ss["ann_error"] = "NOT saved: this link is no longer valid (revoked). Reload the page."
+        st.rerun(keys)
     state = _state_from_widgets(session, item_id)
     try:
         line = session.save(item_id, state)
     except OSError as exc:  # the disk said no: say so, never claim a save
         ss["ann_error"] = f"NOT saved ({exc.strerror or exc}). Your answer is still on screen."
-        return
+        st.rerun(keys)
     ss["ann_states"][item_id] = state
     ss["ann_done"][item_id] = bool(line["complete"])
     ss["ann_saved"] = {"item": item_id, "seq": line["seq"], "ts": line["ts"]}
     ss["ann_error"] = None
+    st.rerun(keys)
 
 
 def _go(delta: int) -> None:
@@ -165,29 +211,22 @@ def judging_screen(session: AnnotatorSession, renderer: PageImage | None = None)
     states: dict[str, ItemState] = ss["ann_states"]
     st.html(PAGE_CSS)
     st.html(shortcut_script(), unsafe_allow_javascript=True)
-    done_flags: dict[str, bool] = ss["ann_done"]
-    done, total = sum(done_flags.values()), len(packet.items)
+    total = len(packet.items)
     title = "Adjudication" if packet.kind == "adjudication" else "Evidence audit"
     st.markdown(f"### {title} · signed in as **{session.annotator}**")
-    st.progress(done / total if total else 0.0, text=f"{done} / {total} items complete")
+    st.fragment(_progress, key=F_PROGRESS)(total)
     if total == 0:
         st.info("This packet has no items.")
         return
     index = ss["ann_index"] = step(ss["ann_index"], 0, total)
     item = packet.items[index]
-    item_id = str(item["item_id"])
-    _nav_bar(session, states, index, total, item_id)
+    item_id = ss["ann_shown"] = str(item["item_id"])
+    _nav_bar(session, index, total, item_id)
     _init_widgets(item_id, session, states.get(item_id))
     st.markdown(f"#### Item {item_id} ({index + 1} of {total})")
-    st.html(
-        '<div class="ev-rubric"><b>Information need.</b> '
-        f"{_esc(str(item['information_need']))}</div>"
-        f'<div class="ev-rubric"><b>Rule.</b> {_esc(packet.rule)}</div>'
-    )
-    state = _state_from_widgets(session, item_id)
-    item_problems = problems(packet, item_id, state)
+    st.html(_need_html(str(item["information_need"]), packet.rule))
     for cond in item["conditions"]:
-        _condition_block(item_id, cond, state, item_problems[str(cond["condition_key"])], renderer)
+        _condition_block(item_id, cond, renderer)
     st.divider()
     st.checkbox(
         "Information need unclear",
@@ -198,17 +237,37 @@ def judging_screen(session: AnnotatorSession, renderer: PageImage | None = None)
     st.text_area(
         "Comment (why is it unclear?)", key=_k(item_id, "comment"), on_change=_save, args=(item_id,)
     )
-    n_bad = sum(bool(m) for m in item_problems.values())
+    st.fragment(_verdict, key=F_VERDICT)(item_id)
+    _footer(session)
+
+
+def _progress(total: int) -> None:
+    done = sum(st.session_state["ann_done"].values())
+    st.progress(done / total if total else 0.0, text=f"{done} / {total} items complete")
+
+
+def _verdict(item_id: str) -> None:
+    session: AnnotatorSession = st.session_state["ann_session"]
+    state = _state_from_widgets(session, item_id)
+    n_bad = sum(bool(m) for m in problems(session.packet, item_id, state).values())
     if n_bad:
         st.warning(f"Item {item_id} is not complete: {n_bad} condition(s) still need attention.")
     else:
         st.success(f"Item {item_id} is complete.")
-    _footer(session)
 
 
-def _nav_bar(
-    session: AnnotatorSession, states: dict[str, ItemState], index: int, total: int, item_id: str
-) -> None:
+def _status() -> None:
+    ss = st.session_state
+    saved = ss.get("ann_saved")
+    if ss.get("ann_error"):
+        st.error(ss["ann_error"])
+    elif saved:
+        st.markdown(f"✅ Saved {saved['item']} (#{saved['seq']}, {saved['ts'][11:19]} UTC)")
+    else:
+        st.caption("Every change is saved as a draft at once.")
+
+
+def _nav_bar(session: AnnotatorSession, index: int, total: int, item_id: str) -> None:
     ss = st.session_state
     ids = session.packet.item_ids
     ss["ann_packet_items"] = ids
@@ -228,24 +287,11 @@ def _nav_bar(
         label_visibility="collapsed",
     )
     with cols[4]:
-        saved = ss.get("ann_saved")
-        if ss.get("ann_error"):
-            st.error(ss["ann_error"])
-        elif saved:
-            st.markdown(f"✅ Saved {saved['item']} (#{saved['seq']}, {saved['ts'][11:19]} UTC)")
-        else:
-            st.caption("Every change is saved as a draft at once.")
+        st.fragment(_status, key=F_STATUS)()
 
 
-def _condition_block(
-    item_id: str,
-    cond: dict[str, Any],
-    state: ItemState,
-    msgs: list[str],
-    renderer: PageImage | None,
-) -> None:
+def _condition_block(item_id: str, cond: dict[str, Any], renderer: PageImage | None) -> None:
     ckey = str(cond["condition_key"])
-    ans = state.answer(ckey)
     with st.container(border=True, key=f"cond-{item_id}-{ckey}"):
         st.markdown(f"**{ckey} · {_md(str(cond.get('name', '')))}**")
         st.html(_rubric_html(cond))
@@ -255,36 +301,44 @@ def _condition_block(
             key=_k(item_id, ckey, "ans"),
             horizontal=True,
             on_change=_save,
-            args=(item_id,),
+            args=(item_id, ckey),
         )
-        for msg in msgs:
-            (st.info if msg == "Answer yes or no." else st.error)(f"{ckey}: {msg}")
+        st.fragment(_messages, key=_f_msgs(ckey))(item_id, ckey)
         for page in cond["pages"]:
-            _page_block(item_id, ckey, page, ans, renderer)
+            pkey = str(page["page_key"])
+            st.fragment(_page_block, key=_f_page(pkey))(item_id, ckey, pkey, renderer)
 
 
-def _page_block(
-    item_id: str, ckey: str, page: dict[str, Any], ans: ConditionAnswer, renderer: PageImage | None
-) -> None:
-    pkey = str(page["page_key"])
-    text = str(page["text"])
-    quote = ans.quotes.get(pkey, "") if pkey in ans.pages else ""
+def _messages(item_id: str, ckey: str) -> None:
+    """The gate messages of one condition, from the live widget values."""
+    packet = st.session_state["ann_session"].packet
+    ans = _answer_from_widgets(item_id, ckey, packet.pools(item_id)[ckey])
+    for msg in packet.condition_problems(item_id, ckey, ans):
+        (st.info if msg == "Answer yes or no." else st.error)(f"{ckey}: {msg}")
+
+
+def _page_block(item_id: str, ckey: str, pkey: str, renderer: PageImage | None) -> None:
+    ss = st.session_state
+    text = ss["ann_session"].packet.pools(item_id)[ckey][pkey]
+    quote = str(ss.get(_k(item_id, ckey, pkey, "q")) or "")
+    if not ss.get(_k(item_id, ckey, pkey, "sel")):
+        quote = ""
     letter = pkey.rsplit("-", 1)[-1]
     cols = st.columns([1, 4])
     cols[0].checkbox(
         f"Select page {letter}",
         key=_k(item_id, ckey, pkey, "sel"),
         on_change=_save,
-        args=(item_id,),
+        args=(item_id, ckey, pkey),
     )
     cols[1].text_input(
         f"Quote from page {letter} ({pkey})",
         key=_k(item_id, ckey, pkey, "q"),
         on_change=_save,
-        args=(item_id, _k(item_id, ckey, pkey)),
+        args=(item_id, ckey, pkey, True),
         placeholder="paste the exact words that establish the condition",
     )
-    marked, span = highlight_html(text, quote)
+    marked, span = highlight_html(text, quote or None)
     if span is not None:
         st.caption(f"Quote matched on page {letter}: {match_context(text, span)}")
     st.html(f'<div class="ev-page" data-page="{pkey}">{marked}</div>')
@@ -296,7 +350,15 @@ def _page_block(
             st.image(png, caption=f"Page {letter}")
 
 
-def _rubric_html(cond: dict[str, Any]) -> str:
+@lru_cache(maxsize=256)
+def _need_html(need: str, rule: str) -> str:
+    return (
+        f'<div class="ev-rubric"><b>Information need.</b> {_esc(need)}</div>'
+        f'<div class="ev-rubric"><b>Rule.</b> {_esc(rule)}</div>'
+    )
+
+
+def _rubric_html(cond: dict[str, Any]) -> str:  # small; rebuilt only on navigation
     def bullets(values: Any) -> str:
         return "".join(f"<li>{_esc(str(v))}</li>" for v in values or [])
 
