@@ -81,7 +81,7 @@ def _extract_pdf(task: tuple[str, str | None]) -> tuple[str, str, list[str] | No
         if doc.page_count == 0:
             return path_str, sha, None, "empty PDF (no pages)"
         try:
-            texts = [page.get_text() for page in doc]
+            texts = [doc[i].get_text() for i in range(doc.page_count)]
         except Exception as exc:
             return path_str, sha, None, f"corrupt PDF ({exc})"
     finally:

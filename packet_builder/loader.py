@@ -234,7 +234,11 @@ def _replace_queries(con: Any, query_list: list[Query]) -> None:
 def status(project: Project) -> dict[str, int]:
     """Counts for `evaudit status` (gold = grade n, subset = 1..n-1)."""
     with store.connect(project.store_path, read_only=True) as con:
-        one = lambda sql: int(con.execute(sql).fetchone()[0])  # noqa: E731
+
+        def one(sql: str) -> int:
+            row = con.execute(sql).fetchone()
+            return int(row[0]) if row else 0
+
         return {
             "documents": one("SELECT count(*) FROM documents"),
             "pages": one("SELECT count(*) FROM pages"),
