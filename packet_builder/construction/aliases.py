@@ -72,6 +72,18 @@ def compile_matcher(forms: Iterable[str]) -> re.Pattern[str]:
     return re.compile("|".join(alias_pattern(f) for f in uniq))
 
 
+class Matcher:
+    """The occurrence rule for one condition, fast: a plain substring test gates each form's
+    regex (a whole-word match implies the substring), so most pages cost a few `in` checks."""
+
+    def __init__(self, forms: Iterable[str]) -> None:
+        uniq = sorted({normalize(f) for f in forms if normalize(f)})
+        self._forms = [(f, re.compile(alias_pattern(f))) for f in uniq]
+
+    def search(self, norm_page: str) -> bool:
+        return any(f in norm_page and pat.search(norm_page) for f, pat in self._forms)
+
+
 def form_tokens(form: str) -> list[str]:
     """Tokens every page matching `form` must contain (used to pre-filter pages)."""
     return TOKEN.findall(normalize(form))

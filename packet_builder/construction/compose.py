@@ -10,9 +10,11 @@ the same inventory always gives the same queries.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from packet_builder.construction.aliases import compile_matcher
 from packet_builder.construction.config import ConstructionConfig
@@ -28,9 +30,14 @@ class Composed:
     grades: dict[int, int]  # doc index -> nonzero clue count (after the gold gates)
 
 
+@cache
+def _matcher(forms: tuple[str, ...]) -> re.Pattern[str]:
+    return compile_matcher(forms)
+
+
 def _overlap(a: Concept, b: Concept) -> bool:
     """True when one condition's form occurs inside the other's (e.g. "font" in "font size")."""
-    ma, mb = compile_matcher(a.forms), compile_matcher(b.forms)
+    ma, mb = _matcher(a.forms), _matcher(b.forms)
     return any(ma.search(f) for f in b.forms) or any(mb.search(f) for f in a.forms)
 
 

@@ -5,7 +5,7 @@ tokens, PDF-outline titles). Forms that share a concept key (spacing, hyphen,
 backslash, plural) merge into one concept whose aliases are all those forms plus
 generated singular/plural and hyphen/space variants, and an abbreviation when
 the corpus defines one as "long form (abbr)". The page sets are then computed
-exactly with `aliases.compile_matcher`, the one occurrence rule.
+exactly with `aliases.Matcher` (the occurrence rule of `aliases.occurs`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from packet_builder.construction.aliases import (
     TOKEN,
-    compile_matcher,
+    Matcher,
     concept_key,
     form_tokens,
     phrase_variants,
@@ -198,9 +198,13 @@ def _propose(docs: Sequence[DocText], cfg: ConstructionConfig) -> dict[str, _Pro
     return props
 
 
+def _initials(words: Sequence[str]) -> str:
+    return "".join(w[0] for w in words if w not in ("of", "and"))
+
+
 def _abbreviation(words: Sequence[str], pages_text: Sequence[str]) -> str | None:
     """An acronym the corpus itself introduces as 'long form (abbr)'."""
-    initials = "".join(w[0] for w in words if w not in ("of", "and"))
+    initials = _initials(words)
     if len(initials) < 2:
         return None
     long_forms = "|".join(re.escape(v) for v in phrase_variants(words))
@@ -248,8 +252,9 @@ def mine_inventory(docs: Sequence[DocText], cfg: ConstructionConfig) -> list[Con
         if prop.kind != "command":
             ws = _WORD.findall(name)
             ws[-1] = singular(ws[-1])
-            cand = set().union(*(index.get(t, empty) for t in ws[:1]))
-            if len(ws) >= 2:
+            # Only pages holding both the first word and the would-be acronym can define it.
+            cand = index.get(ws[0], empty) & index.get(_initials(ws), empty)
+            if len(ws) >= 2 and cand:
                 abbr = _abbreviation(
                     ws, [docs[page_ref[g][0]].norm_pages[page_ref[g][1]] for g in sorted(cand)]
                 )
@@ -263,7 +268,7 @@ def mine_inventory(docs: Sequence[DocText], cfg: ConstructionConfig) -> list[Con
                 continue
             sets = sorted((index.get(t, empty) for t in toks), key=len)
             candidates |= sets[0].intersection(*sets[1:])
-        matcher = compile_matcher(forms)
+        matcher = Matcher(forms)
         postings: dict[int, list[int]] = defaultdict(list)
         for gid in sorted(candidates):
             di, pi = page_ref[gid]
