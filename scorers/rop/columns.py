@@ -1,31 +1,29 @@
 """Records file -> columns for the vectorised evaluator.
 
-Two parsers give the same columns: a fast path through pyarrow's JSON reader
-for well-typed files, and a line-by-line path (the definition) for everything
-else. The fast path accepts a file only when every column has exactly the
-expected Arrow type and every record id is readable; any surprise sends the
-whole file down the line-by-line path, so malformed input never changes a
-verdict, only the speed.
+Two parsers fill the same columns: `scorers.rop.duck_rows` (DuckDB's JSON
+functions over every line, the fast path) and the line-by-line parser here (the
+definition, stdlib `json` per line). The fast path hands every line it cannot
+vouch for to the line-by-line parser, and the two sets of rows are merged in
+file order, so malformed input never changes a verdict, only the speed.
 """
 
 from __future__ import annotations
 
-import io
 import json
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.json as pj
 
 from scorers.rop.declaration import Declaration, get_path
 from scorers.rop.verdicts import RESOLUTION_ERROR, SELECTOR_ERROR
 from scorers.rop.witness import binding_hash
 
-_BLOCK = 1 << 24
 _HEX = frozenset("0123456789abcdef")
+Values: TypeAlias = list[str] | pa.Array
 
 
 @dataclass
@@ -36,22 +34,57 @@ class RecordColumns:
     malformed_lines: list[int]
     # 0 = selection usable, else SELECTOR_ERROR / RESOLUTION_ERROR decided while parsing
     sel_status: np.ndarray
-    sel_values: list[str] | pa.Array  # acceptable keys of usable rows, flattened
+    sel_values: Values  # acceptable keys of usable rows, flattened
     sel_parents: np.ndarray
     ret_ok: np.ndarray  # returned-ID list present and well-formed
-    ret_values: list[str] | pa.Array  # returned raw ids of well-formed rows, flattened
-    ret_parents: np.ndarray
-    ret_pos: np.ndarray  # 0-based rank position inside its list
+    ret_values: Values  # returned raw ids of well-formed rows, flattened in rank order
+    ret_offsets: np.ndarray  # row r's ids are ret_values[offsets[r]:offsets[r + 1]]
+    # True: every value in sel_values/ret_values is its JSON text '"' + id + '"' (the
+    # DuckDB parser keeps it so); compare with quoted resolver keys. Record ids are plain.
+    quoted: bool = False
 
     @property
     def n(self) -> int:
         return len(self.record_ids)
 
 
+@dataclass
+class RawRows:
+    """Parsed rows before witness decoding, each with its 1-based line number."""
+
+    lines: np.ndarray
+    record_ids: list[str]
+    malformed_lines: list[int]
+    sel_status: np.ndarray
+    sel_values: Values
+    sel_parents: np.ndarray
+    witnesses: list[Any]  # witness mode only (else empty)
+    bindings: list[Any]
+    ret_ok: np.ndarray
+    ret_values: Values
+    ret_offsets: np.ndarray
+    quoted: bool = False
+
+
 def parse_records(data: bytes, id_path: tuple[str, ...], decl: Declaration | None) -> RecordColumns:
     """Columns of a records file; with `decl` None only the record ids are read."""
-    cols = _arrow_columns(data, id_path, decl)
-    return cols if cols is not None else _python_columns(data, id_path, decl)
+    from scorers.rop.duck_rows import duck_rows
+
+    rows = duck_rows(data, id_path, decl)
+    if rows is None:
+        rows = python_rows(split_lines(data), id_path, decl)
+    return finish(rows, decl)
+
+
+def python_columns(
+    data: bytes, id_path: tuple[str, ...], decl: Declaration | None
+) -> RecordColumns:
+    """The line-by-line parser over a whole file."""
+    return finish(python_rows(split_lines(data), id_path, decl), decl)
+
+
+def split_lines(data: bytes) -> Iterable[tuple[int, bytes]]:
+    return enumerate(data.split(b"\n"), start=1)
 
 
 # ---------------------------------------------------------------- line by line (the definition)
@@ -61,9 +94,11 @@ def _is_sha(value: Any) -> bool:
     return isinstance(value, str) and len(value) == 64 and set(value) <= _HEX
 
 
-def _python_columns(
-    data: bytes, id_path: tuple[str, ...], decl: Declaration | None
-) -> RecordColumns:
+def python_rows(
+    lines: Iterable[tuple[int, bytes]], id_path: tuple[str, ...], decl: Declaration | None
+) -> RawRows:
+    """Parse (line number, line) pairs one at a time with the stdlib JSON parser."""
+    linenos: list[int] = []
     ids: list[str] = []
     malformed: list[int] = []
     sel_status: list[int] = []
@@ -73,9 +108,8 @@ def _python_columns(
     bindings: list[Any] = []
     ret_ok: list[bool] = []
     ret_values: list[str] = []
-    ret_parents: list[int] = []
-    ret_pos: list[int] = []
-    for lineno, line in enumerate(data.split(b"\n"), start=1):
+    ret_offsets: list[int] = [0]
+    for lineno, line in lines:
         if not line.strip():
             continue
         try:
@@ -89,7 +123,11 @@ def _python_columns(
             continue
         row = len(ids)
         ids.append(rid)
+        linenos.append(lineno)
         if decl is None:
+            sel_status.append(0)
+            ret_ok.append(False)
+            ret_offsets.append(len(ret_values))
             continue
         sel = decl.selection
         value = get_path(obj, sel.path)
@@ -117,22 +155,19 @@ def _python_columns(
         ret_ok.append(returned is not None)
         if returned is not None:
             ret_values.extend(returned)
-            ret_parents.extend([row] * len(returned))
-            ret_pos.extend(range(len(returned)))
-    status = np.asarray(sel_status, dtype=np.int8)
-    parents = np.asarray(sel_parents, dtype=np.int64)
-    if decl is not None and decl.selection.kind == "witness":
-        status, sel_values, parents = decode_witnesses(ids, witnesses, bindings, decl)
-    return RecordColumns(
+        ret_offsets.append(len(ret_values))
+    return RawRows(
+        lines=np.asarray(linenos, dtype=np.int64),
         record_ids=ids,
         malformed_lines=malformed,
-        sel_status=status,
+        sel_status=np.asarray(sel_status, dtype=np.int8),
         sel_values=sel_values,
-        sel_parents=parents,
+        sel_parents=np.asarray(sel_parents, dtype=np.int64),
+        witnesses=witnesses,
+        bindings=bindings,
         ret_ok=np.asarray(ret_ok, dtype=bool),
         ret_values=ret_values,
-        ret_parents=np.asarray(ret_parents, dtype=np.int64),
-        ret_pos=np.asarray(ret_pos, dtype=np.int64),
+        ret_offsets=np.asarray(ret_offsets, dtype=np.int64),
     )
 
 
@@ -150,6 +185,94 @@ def _returned_ids(value: Any, id_field: str | None) -> list[str] | None:
             return None
         out.append(rid)
     return out
+
+
+# ---------------------------------------------------------------- merging and finishing
+
+
+def _strings(values: Values, quote: bool) -> pa.Array:
+    arr = values if isinstance(values, pa.Array) else pa.array(values, type=pa.string())
+    if arr.type != pa.string():
+        arr = arr.cast(pa.string())
+    return pc.binary_join_element_wise('"', arr, '"', "") if quote else arr
+
+
+def _regroup(
+    values: pa.Array, offsets: np.ndarray, new_row: np.ndarray, n: int
+) -> tuple[pa.Array, np.ndarray]:
+    """Reorder variable-length row segments so that row r moves to new_row[r]."""
+    lengths = np.diff(offsets)
+    parents = new_row[np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)]
+    order = np.argsort(parents, kind="stable")  # keeps rank order inside a row
+    new_offsets = np.concatenate([[0], np.cumsum(np.bincount(parents, minlength=n))])
+    return values.take(pa.array(order)), new_offsets.astype(np.int64)
+
+
+def merge_rows(a: RawRows, b: RawRows) -> RawRows:
+    """The rows of two parsers of disjoint lines of one file, in file (line) order."""
+    malformed = sorted(a.malformed_lines + b.malformed_lines)
+    if not b.record_ids:
+        return replace(a, malformed_lines=malformed)
+    if not a.record_ids:
+        return replace(b, malformed_lines=malformed)
+    na, n = len(a.record_ids), len(a.record_ids) + len(b.record_ids)
+    quoted = a.quoted or b.quoted
+    lines = np.concatenate([a.lines, b.lines])
+    order = np.argsort(lines, kind="stable")  # new position -> old row
+    new_of = np.empty_like(order)
+    new_of[order] = np.arange(n)  # old row -> new position
+    ids = a.record_ids + b.record_ids
+    w = a.witnesses + b.witnesses
+    bd = a.bindings + b.bindings
+    sel_values = pa.concat_arrays(
+        [
+            _strings(a.sel_values, quoted and not a.quoted),
+            _strings(b.sel_values, quoted and not b.quoted),
+        ]
+    )
+    ret_values = pa.concat_arrays(
+        [
+            _strings(a.ret_values, quoted and not a.quoted),
+            _strings(b.ret_values, quoted and not b.quoted),
+        ]
+    )
+    offsets = np.concatenate([a.ret_offsets, b.ret_offsets[1:] + a.ret_offsets[-1]])
+    ret_values, offsets = _regroup(ret_values, offsets, new_of, n)
+    return RawRows(
+        lines=lines[order],
+        record_ids=[ids[i] for i in order.tolist()],
+        malformed_lines=malformed,
+        sel_status=np.concatenate([a.sel_status, b.sel_status])[order],
+        sel_values=sel_values,
+        sel_parents=new_of[np.concatenate([a.sel_parents, b.sel_parents + na])],
+        witnesses=[w[i] for i in order.tolist()] if w else [],
+        bindings=[bd[i] for i in order.tolist()] if bd else [],
+        ret_ok=np.concatenate([a.ret_ok, b.ret_ok])[order],
+        ret_values=ret_values,
+        ret_offsets=offsets,
+        quoted=quoted,
+    )
+
+
+def finish(rows: RawRows, decl: Declaration | None) -> RecordColumns:
+    """Decode witnesses (witness mode) and drop the line numbers."""
+    status, values, parents = rows.sel_status, rows.sel_values, rows.sel_parents
+    if decl is not None and decl.selection.kind == "witness":
+        status, decoded, parents = decode_witnesses(
+            rows.record_ids, rows.witnesses, rows.bindings, decl
+        )
+        values = [f'"{v}"' for v in decoded] if rows.quoted else decoded
+    return RecordColumns(
+        record_ids=rows.record_ids,
+        malformed_lines=rows.malformed_lines,
+        sel_status=status,
+        sel_values=values,
+        sel_parents=parents,
+        ret_ok=rows.ret_ok,
+        ret_values=rows.ret_values,
+        ret_offsets=rows.ret_offsets,
+        quoted=rows.quoted,
+    )
 
 
 def decode_witnesses(
@@ -188,144 +311,3 @@ def decode_witnesses(
         values.append(decoded)
         parents.append(row)
     return status, values, np.asarray(parents, dtype=np.int64)
-
-
-# ---------------------------------------------------------------- pyarrow fast path
-
-
-class _Fallback(Exception):
-    """The fast path cannot vouch for this file; use the line-by-line parser."""
-
-
-def _column(table: pa.Table, path: tuple[str, ...]) -> pa.Array:
-    """The array at a dotted path; all-null when the path never occurs."""
-    n = table.num_rows
-    if path[0] not in table.column_names:
-        return pa.nulls(n, pa.string())
-    arr = table.column(path[0]).combine_chunks()
-    for key in path[1:]:
-        if pa.types.is_null(arr.type):
-            return pa.nulls(n, pa.string())
-        if not pa.types.is_struct(arr.type):
-            raise _Fallback
-        if arr.type.get_field_index(key) < 0:
-            return pa.nulls(n, pa.string())
-        arr = pc.struct_field(arr, key)
-    return arr
-
-
-def _strings(arr: pa.Array) -> pa.Array:
-    """A string array, or fallback for any other type (null type counts as all-null)."""
-    if pa.types.is_null(arr.type):
-        return pa.nulls(len(arr), pa.string())
-    if not pa.types.is_string(arr.type):
-        raise _Fallback
-    return arr
-
-
-def _usable(arr: pa.Array) -> np.ndarray:
-    """Non-null, non-empty strings."""
-    ok = pc.and_kleene(pc.is_valid(arr), pc.greater(pc.binary_length(arr), 0))
-    return np.asarray(ok.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
-
-
-def _list_parts(arr: pa.Array) -> tuple[np.ndarray, pa.Array, np.ndarray, np.ndarray]:
-    """(row has a list, flattened values, parent row, position) of a list column."""
-    n = len(arr)
-    if pa.types.is_null(arr.type):
-        return np.zeros(n, bool), pa.nulls(0), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    if not pa.types.is_list(arr.type):
-        raise _Fallback
-    valid = np.asarray(pc.is_valid(arr).to_numpy(zero_copy_only=False), dtype=bool)
-    lengths = pc.list_value_length(arr).fill_null(0).to_numpy(zero_copy_only=False)
-    lengths = lengths.astype(np.int64)
-    values = arr.flatten()
-    parents = np.repeat(np.arange(n, dtype=np.int64), lengths)
-    starts = np.cumsum(lengths) - lengths
-    pos = np.arange(len(values), dtype=np.int64) - starts[parents]
-    return valid, values, parents, pos
-
-
-def _rows_all(ok_values: np.ndarray, parents: np.ndarray, n: int) -> np.ndarray:
-    """Per row: every flattened value is ok (vacuously true for empty lists)."""
-    bad = np.zeros(n, dtype=bool)
-    bad[parents[~ok_values]] = True
-    return ~bad
-
-
-def _arrow_columns(
-    data: bytes, id_path: tuple[str, ...], decl: Declaration | None
-) -> RecordColumns | None:
-    try:
-        table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(block_size=_BLOCK))
-        # pyarrow 26 builds an invalid list array for a null object inside a list of
-        # objects (offsets past the values); full validation catches it.
-        table.validate(full=True)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return None
-    try:
-        return _from_table(table, id_path, decl)
-    except _Fallback:
-        return None
-
-
-def _from_table(
-    table: pa.Table, id_path: tuple[str, ...], decl: Declaration | None
-) -> RecordColumns:
-    n = table.num_rows
-    ids = _strings(_column(table, id_path))
-    if not _usable(ids).all():
-        raise _Fallback  # malformed ids need their line numbers: use the slow path
-    record_ids: list[str] = ids.to_pylist()
-    empty = np.zeros(0, dtype=np.int64)
-    if decl is None:
-        z = np.zeros(n, dtype=np.int8)
-        return RecordColumns(record_ids, [], z, [], empty, z.astype(bool), [], empty, empty)
-
-    sel = decl.selection
-    raw_sel = _column(table, sel.path)
-    if sel.kind == "witness":
-        witnesses = _strings(raw_sel).to_pylist()
-        bindings = _strings(_column(table, sel.binding_path)).to_pylist()
-        status, values_list, sel_parents = decode_witnesses(record_ids, witnesses, bindings, decl)
-        sel_values: pa.Array = pa.array(values_list, type=pa.string())
-    elif sel.kind == "field":
-        strings = _strings(raw_sel)
-        ok = _usable(strings)
-        status = np.where(ok, 0, SELECTOR_ERROR).astype(np.int8)
-        sel_parents = np.flatnonzero(ok).astype(np.int64)
-        sel_values = strings.filter(pa.array(ok))
-    else:
-        valid, flat, parents, _ = _list_parts(raw_sel)
-        flat = _strings(flat)
-        lengths = np.bincount(parents, minlength=n)
-        ok = valid & (lengths > 0) & _rows_all(_usable(flat), parents, n)
-        status = np.where(ok, 0, SELECTOR_ERROR).astype(np.int8)
-        keep = ok[parents]
-        sel_parents = parents[keep]
-        sel_values = flat.filter(pa.array(keep))
-
-    valid, elems, parents, pos = _list_parts(_column(table, decl.list_path))
-    if decl.element_id_field is None:
-        ret = _strings(elems)
-    elif pa.types.is_null(elems.type):
-        ret = pa.nulls(len(elems), pa.string())
-    elif not pa.types.is_struct(elems.type):
-        raise _Fallback
-    elif elems.type.get_field_index(decl.element_id_field) < 0:
-        ret = pa.nulls(len(elems), pa.string())
-    else:
-        ret = _strings(pc.struct_field(elems, decl.element_id_field))
-    ret_ok = valid & _rows_all(_usable(ret), parents, n)
-    keep = ret_ok[parents]
-    return RecordColumns(
-        record_ids=record_ids,
-        malformed_lines=[],
-        sel_status=status,
-        sel_values=sel_values,
-        sel_parents=sel_parents,
-        ret_ok=ret_ok,
-        ret_values=ret.filter(pa.array(keep)),
-        ret_parents=parents[keep],
-        ret_pos=pos[keep],
-    )

@@ -116,21 +116,33 @@ def _hard(check: Validation) -> bool:
     return check.declaration is not None and check.declaration.mode == HARD_MODE
 
 
+def _first_verdicts(ids: list[str], codes: np.ndarray) -> dict[str, str]:
+    """{record id: verdict of its first row}; one dict build when no id repeats."""
+    names = [RECORD_VERDICTS[c] for c in codes.tolist()]
+    verdicts = dict(zip(ids, names, strict=True))
+    if len(verdicts) == len(ids):
+        return verdicts
+    verdicts = {}
+    for rid, verdict in zip(ids, names, strict=True):
+        verdicts.setdefault(rid, verdict)  # a duplicate keeps its first verdict
+    return verdicts
+
+
 def _account(check: Validation, cols: RecordColumns | None, codes: np.ndarray) -> RopResult:
     ids = cols.record_ids if cols is not None else []
-    names = np.asarray(RECORD_VERDICTS, dtype=object)[codes]
-    record_verdicts: dict[str, str] = {}
-    for rid, verdict in zip(ids, names.tolist(), strict=True):
-        record_verdicts.setdefault(rid, verdict)  # a duplicate keeps its first verdict
-    counts = Counter(ids)
-    duplicates = sorted(r for r, c in counts.items() if c > 1)
+    record_verdicts = _first_verdicts(ids, codes)
+    duplicates: list[str] = []
+    if len(record_verdicts) < len(ids):
+        counts = Counter(ids)
+        duplicates = sorted(r for r, c in counts.items() if c > 1)
     population = check.population_ids
     missing: list[str] = []
     unexpected: list[str] = []
     if population is not None:
-        expected = set(population)
-        missing = [p for p in population if p not in counts]
-        unexpected = sorted(r for r in counts if r not in expected)
+        missing = [p for p in population if p not in record_verdicts]
+        if len(record_verdicts) != len(population) - len(missing):
+            expected = set(population)
+            unexpected = sorted(r for r in record_verdicts if r not in expected)
     malformed = [f"line {ln}" for ln in cols.malformed_lines] if cols is not None else []
     tally = np.bincount(codes, minlength=len(RECORD_VERDICTS)) if len(codes) else None
     histogram = {k: 0 for k in HISTOGRAM_KEYS}
@@ -138,16 +150,16 @@ def _account(check: Validation, cols: RecordColumns | None, codes: np.ndarray) -
         histogram[key] = int(tally[i]) if tally is not None else 0
     histogram[MISSING] = len(missing)
     evaluable = histogram["PASS"] + histogram["FAIL"]
-    unexpected_set = set(unexpected)
-    expected_mask = (
-        np.fromiter((r not in unexpected_set for r in ids), dtype=bool, count=len(ids))
-        if unexpected
-        else np.ones(len(ids), dtype=bool)
-    )
+    expected_codes = codes
+    if unexpected:
+        unexpected_set = set(unexpected)
+        mask = np.fromiter((r not in unexpected_set for r in ids), dtype=bool, count=len(ids))
+        expected_codes = codes[mask]
+    present = [RECORD_VERDICTS[c] for c in np.unique(expected_codes).tolist()]
     status = run_status(
         valid=check.valid,
         hard=_hard(check),
-        expected_verdicts=names[expected_mask],
+        expected_verdicts=present,
         missing=len(missing),
         malformed=len(malformed),
         duplicates=len(duplicates),

@@ -5,10 +5,16 @@ applied first; duplicates keep their positions and use up cutoff slots; unknown
 returned ids never match; ``any`` needs one returned id resolving to an
 acceptable object, ``all`` needs every raw member M_v(o) of one acceptable
 object among the first k raw ids.
+
+Returned ids arrive as one flat array with row offsets; resolution is one hash
+lookup per id (``pyarrow.compute.index_in``, split across cores) and membership
+is NumPy over codes, without per-record Python.
 """
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -19,14 +25,26 @@ from scorers.rop.columns import RecordColumns
 from scorers.rop.resolver import Resolver
 from scorers.rop.verdicts import FAIL, PASS, RESOLUTION_ERROR, SELECTOR_ERROR, UNVERIFIABLE
 
+_LOOKUP_SPLIT = 1 << 21  # ids per thread-share when resolving large arrays
+
 
 def _raw_codes(values: Any, keys: pa.Array) -> np.ndarray:
     """Position of each value among the resolver's raw keys; -1 when unknown."""
     arr = values if isinstance(values, pa.Array) else pa.array(values, type=pa.string())
     if len(arr) == 0:
         return np.zeros(0, dtype=np.int64)
-    codes = pc.index_in(arr, value_set=keys).fill_null(-1)
-    return np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+    def lookup(part: pa.Array) -> np.ndarray:
+        codes = pc.index_in(part, value_set=keys).fill_null(-1)
+        return np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+    workers = min(os.cpu_count() or 1, 8, len(arr) // _LOOKUP_SPLIT)
+    if workers <= 1:
+        return lookup(arr)
+    step = -(-len(arr) // workers)  # pyarrow releases the GIL: one share per core
+    with ThreadPoolExecutor(workers) as pool:
+        parts = list(pool.map(lookup, [arr.slice(k, step) for k in range(0, len(arr), step)]))
+    return np.concatenate(parts)
 
 
 def _mark(rows: np.ndarray, n: int) -> np.ndarray:
@@ -35,13 +53,30 @@ def _mark(rows: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+def _head(cols: RecordColumns, cutoff: int) -> tuple[Any, np.ndarray]:
+    """The first `cutoff` returned ids of every row (duplicates keep their slots)."""
+    offsets = cols.ret_offsets
+    lengths = np.diff(offsets)
+    if len(lengths) == 0 or int(lengths.max()) <= cutoff:
+        return cols.ret_values, offsets
+    starts = np.repeat(offsets[:-1], lengths)
+    head = np.arange(int(offsets[-1]), dtype=np.int64) - starts < cutoff
+    values: Any = cols.ret_values
+    if isinstance(values, pa.Array):
+        values = values.filter(pa.array(head))
+    else:
+        values = [v for v, h in zip(values, head.tolist(), strict=True) if h]
+    kept = np.minimum(lengths, cutoff)
+    return values, np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
+
+
 def assign_verdicts(
     cols: RecordColumns, resolver: Resolver, cutoff: int, membership: str
 ) -> np.ndarray:
     """One verdict code per row (codes index RECORD_VERDICTS), in Table 11 order."""
     n = cols.n
-    keys = resolver.raw_keys()
-    to_canon = resolver.raw_to_canonical_codes()
+    keys = resolver.raw_keys(quoted=cols.quoted)
+    to_canon = np.append(resolver.raw_to_canonical_codes(), -1)  # code -1 -> -1 (unknown)
 
     # SELECTOR_ERROR, then RESOLUTION_ERROR: every acceptable key must resolve.
     verdict = np.full(n, FAIL, dtype=np.int8)
@@ -54,31 +89,25 @@ def assign_verdicts(
     testable = verdict == FAIL
 
     # Cutoff first: only the first k positions (duplicates included) take part.
-    head = cols.ret_pos < cutoff
-    ret_rows = cols.ret_parents[head]
-    ret_raw = _raw_codes(
-        cols.ret_values.filter(pa.array(head))
-        if isinstance(cols.ret_values, pa.Array)
-        else [v for v, h in zip(cols.ret_values, head, strict=True) if h],
-        keys,
-    )
-    known = ret_raw >= 0  # unknown returned ids never match
-    ret_rows, ret_raw = ret_rows[known], ret_raw[known]
+    values, offsets = _head(cols, cutoff)
+    ret_raw = _raw_codes(values, keys)  # unknown returned ids (-1) never match
 
     sel_ok = sel_raw >= 0
     sel_rows, sel_canon = cols.sel_parents[sel_ok], to_canon[sel_raw[sel_ok]]
     if membership == "any":
-        hit = _any_hits(
-            ret_rows, to_canon[ret_raw], sel_rows, sel_canon, n, len(resolver.canonical)
-        )
+        hit = _any_hits(offsets, to_canon[ret_raw], sel_rows, sel_canon, n, len(resolver.canonical))
     else:
-        hit = _all_hits(ret_rows, ret_raw, sel_rows, sel_canon, resolver, n, len(keys))
+        hit = _all_hits(offsets, ret_raw, sel_rows, sel_canon, resolver, n, len(keys))
     verdict[testable & hit] = PASS
     return verdict
 
 
+def _rows_of(offsets: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+
+
 def _any_hits(
-    ret_rows: np.ndarray,
+    offsets: np.ndarray,
     ret_canon: np.ndarray,
     sel_rows: np.ndarray,
     sel_canon: np.ndarray,
@@ -86,19 +115,26 @@ def _any_hits(
     n_canon: int,
 ) -> np.ndarray:
     if len(sel_rows) == 0 or bool(np.all(np.diff(sel_rows) > 0)):
-        # At most one acceptable object per row: compare in place.
-        target = np.full(n, -1, dtype=np.int64)
+        # At most one acceptable object per row: compare in place (-2 never equals a code).
+        target = np.full(n, -2, dtype=np.int64)
         target[sel_rows] = sel_canon
-        return _mark(ret_rows[ret_canon == target[ret_rows]], n)
+        lengths = np.diff(offsets)
+        if n and len(ret_canon) == n * int(lengths[0]) and bool(np.all(lengths == lengths[0])):
+            width = int(lengths[0])  # every list equally long: a dense (n, k) matrix
+            return (ret_canon.reshape(n, width) == target[:, None]).any(axis=1)
+        same = np.concatenate([[0], np.cumsum(ret_canon == np.repeat(target, lengths))])
+        return same[offsets[1:]] > same[offsets[:-1]]
     # Alternatives: (row, object) pairs shared by the returned and acceptable sets.
-    width = np.int64(max(n_canon, 1))
-    ret_keys = ret_rows * width + ret_canon
+    ret_rows = _rows_of(offsets)
+    known = ret_canon >= 0
+    width = max(n_canon, 1)
+    ret_keys = ret_rows[known] * width + ret_canon[known]
     sel_keys = sel_rows * width + sel_canon
-    return _mark(ret_rows[np.isin(ret_keys, sel_keys)], n)
+    return _mark(ret_rows[known][np.isin(ret_keys, sel_keys)], n)
 
 
 def _all_hits(
-    ret_rows: np.ndarray,
+    offsets: np.ndarray,
     ret_raw: np.ndarray,
     sel_rows: np.ndarray,
     sel_canon: np.ndarray,
@@ -106,16 +142,18 @@ def _all_hits(
     n: int,
     n_raw: int,
 ) -> np.ndarray:
+    known = ret_raw >= 0
+    ret_rows, ret_raw = _rows_of(offsets)[known], ret_raw[known]
     # One task per (row, acceptable object); duplicates of an object are harmless.
     task_rows, task_canon = sel_rows, sel_canon
-    offsets, member_raw = resolver.member_raw_codes()
-    counts = offsets[task_canon + 1] - offsets[task_canon]
+    member_offsets, member_raw = resolver.member_raw_codes()
+    counts = member_offsets[task_canon + 1] - member_offsets[task_canon]
     task_of = np.repeat(np.arange(len(task_rows), dtype=np.int64), counts)
-    starts = np.repeat(offsets[task_canon], counts)
+    starts = np.repeat(member_offsets[task_canon], counts)
     first = np.cumsum(counts) - counts  # where each task's members start in task_of
     within = np.arange(len(task_of), dtype=np.int64) - np.repeat(first, counts)
     need_raw = member_raw[starts + within]
-    width = np.int64(max(n_raw, 1))
+    width = max(n_raw, 1)
     present = np.isin(task_rows[task_of] * width + need_raw, ret_rows * width + ret_raw)
     found = np.bincount(task_of[present], minlength=len(task_rows))
     complete = found == counts
