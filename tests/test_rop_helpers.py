@@ -23,8 +23,12 @@ def bundle(
     output: dict[str, Any] | None = None,
     mode: str = "hard",
     extra_files: dict[str, bytes] | None = None,
+    id_field: str = "record_id",
 ) -> tuple[bytes, dict[str, bytes | None]]:
-    records = "".join(r if isinstance(r, str) else json.dumps(r) + "\n" for r in rows).encode()
+    """Rows: dicts (one JSON line each), or raw str/bytes written as given."""
+    records = b"".join(
+        r if isinstance(r, bytes) else r.encode() if isinstance(r, str) else _line(r) for r in rows
+    )
     res = json.dumps(resolver).encode()
     ids = sorted(population)
     decl = {
@@ -34,7 +38,7 @@ def bundle(
         "policy": {"authority": "spec", "producer": "tests", "revision": "r1"},
         "mode": mode,
         "population": {
-            "id_field": "record_id",
+            "id_field": id_field,
             "ids": ids,
             "count": len(ids),
             "sha256": sha("".join(i + "\n" for i in ids).encode()),
@@ -48,6 +52,10 @@ def bundle(
     files: dict[str, bytes | None] = {"resolver.json": res, "records.jsonl": records}
     files.update(extra_files or {})
     return json.dumps(decl).encode(), files
+
+
+def _line(row: Any) -> bytes:
+    return (json.dumps(row) + "\n").encode()
 
 
 def run(rows: list[Any], population: list[str], resolver: dict[str, Any], **kw: Any) -> RopResult:

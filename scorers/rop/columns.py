@@ -190,22 +190,39 @@ def _returned_ids(value: Any, id_field: str | None) -> list[str] | None:
 # ---------------------------------------------------------------- merging and finishing
 
 
-def _strings(values: Values, quote: bool) -> pa.Array:
+def _arrow(values: Values, quote: bool) -> pa.Array:
     arr = values if isinstance(values, pa.Array) else pa.array(values, type=pa.string())
     if arr.type != pa.string():
         arr = arr.cast(pa.string())
     return pc.binary_join_element_wise('"', arr, '"', "") if quote else arr
 
 
+def _concat(a: RawRows, b: RawRows, field: str, quoted: bool) -> Values:
+    """Two parsers' flat values as one array, quoted alike; a Python list if Arrow cannot
+    hold them (lone surrogates are valid in Python strings, not in UTF-8)."""
+    try:
+        parts = [_arrow(getattr(r, field), quoted and not r.quoted) for r in (a, b)]
+        return pa.concat_arrays(parts)
+    except UnicodeEncodeError:
+        out: list[str] = []
+        for rows in (a, b):
+            values = getattr(rows, field)
+            items = values.to_pylist() if isinstance(values, pa.Array) else list(values)
+            out += [f'"{v}"' for v in items] if quoted and not rows.quoted else items
+        return out
+
+
 def _regroup(
-    values: pa.Array, offsets: np.ndarray, new_row: np.ndarray, n: int
-) -> tuple[pa.Array, np.ndarray]:
+    values: Values, offsets: np.ndarray, new_row: np.ndarray, n: int
+) -> tuple[Values, np.ndarray]:
     """Reorder variable-length row segments so that row r moves to new_row[r]."""
     lengths = np.diff(offsets)
     parents = new_row[np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)]
     order = np.argsort(parents, kind="stable")  # keeps rank order inside a row
     new_offsets = np.concatenate([[0], np.cumsum(np.bincount(parents, minlength=n))])
-    return values.take(pa.array(order)), new_offsets.astype(np.int64)
+    if isinstance(values, pa.Array):
+        return values.take(pa.array(order)), new_offsets.astype(np.int64)
+    return [values[i] for i in order.tolist()], new_offsets.astype(np.int64)
 
 
 def merge_rows(a: RawRows, b: RawRows) -> RawRows:
@@ -224,18 +241,8 @@ def merge_rows(a: RawRows, b: RawRows) -> RawRows:
     ids = a.record_ids + b.record_ids
     w = a.witnesses + b.witnesses
     bd = a.bindings + b.bindings
-    sel_values = pa.concat_arrays(
-        [
-            _strings(a.sel_values, quoted and not a.quoted),
-            _strings(b.sel_values, quoted and not b.quoted),
-        ]
-    )
-    ret_values = pa.concat_arrays(
-        [
-            _strings(a.ret_values, quoted and not a.quoted),
-            _strings(b.ret_values, quoted and not b.quoted),
-        ]
-    )
+    sel_values = _concat(a, b, "sel_values", quoted)
+    ret_values = _concat(a, b, "ret_values", quoted)
     offsets = np.concatenate([a.ret_offsets, b.ret_offsets[1:] + a.ret_offsets[-1]])
     ret_values, offsets = _regroup(ret_values, offsets, new_of, n)
     return RawRows(

@@ -28,15 +28,46 @@ from scorers.rop.verdicts import FAIL, PASS, RESOLUTION_ERROR, SELECTOR_ERROR, U
 _LOOKUP_SPLIT = 1 << 21  # ids per thread-share when resolving large arrays
 
 
-def _raw_codes(values: Any, keys: pa.Array) -> np.ndarray:
-    """Position of each value among the resolver's raw keys; -1 when unknown."""
-    arr = values if isinstance(values, pa.Array) else pa.array(values, type=pa.string())
-    if len(arr) == 0:
-        return np.zeros(0, dtype=np.int64)
+class _Keys:
+    """The resolver's raw ids as a lookup table (Arrow; a dict when Arrow cannot hold them)."""
 
+    def __init__(self, resolver: Resolver, quoted: bool) -> None:
+        self.resolver, self.quoted = resolver, quoted
+        try:
+            self.arrow: pa.Array | None = resolver.raw_keys(quoted=quoted)
+        except UnicodeEncodeError:  # a lone surrogate (JSON "\\ud800") is no UTF-8
+            self.arrow = None
+
+    def __len__(self) -> int:
+        return len(self.resolver.raw_to_canonical)
+
+    def codes(self, values: Any) -> np.ndarray:
+        """Position of each value among the resolver's raw keys; -1 when unknown."""
+        if len(values) == 0:
+            return np.zeros(0, dtype=np.int32)
+        arr = values
+        if self.arrow is not None and not isinstance(values, pa.Array):
+            try:
+                arr = pa.array(values, type=pa.string())
+            except UnicodeEncodeError:
+                arr = values
+        if self.arrow is None or not isinstance(arr, pa.Array):
+            return self._dict_codes(values)
+        return _index_in(arr, self.arrow)
+
+    def _dict_codes(self, values: Any) -> np.ndarray:
+        items = values.to_pylist() if isinstance(values, pa.Array) else values
+        q = self.quoted
+        index = {(f'"{k}"' if q else k): i for i, k in enumerate(self.resolver.raw_to_canonical)}
+        return np.fromiter((index.get(v, -1) for v in items), dtype=np.int32, count=len(items))
+
+
+def _index_in(arr: pa.Array, keys: pa.Array) -> np.ndarray:
     def lookup(part: pa.Array) -> np.ndarray:
-        codes = pc.index_in(part, value_set=keys).fill_null(-1)
-        return np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
+        codes = pc.index_in(part, value_set=keys)
+        if codes.null_count:
+            codes = codes.fill_null(-1)
+        return np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int32)
 
     workers = min(os.cpu_count() or 1, 8, len(arr) // _LOOKUP_SPLIT)
     if workers <= 1:
@@ -75,12 +106,12 @@ def assign_verdicts(
 ) -> np.ndarray:
     """One verdict code per row (codes index RECORD_VERDICTS), in Table 11 order."""
     n = cols.n
-    keys = resolver.raw_keys(quoted=cols.quoted)
+    keys = _Keys(resolver, cols.quoted)
     to_canon = np.append(resolver.raw_to_canonical_codes(), -1)  # code -1 -> -1 (unknown)
 
     # SELECTOR_ERROR, then RESOLUTION_ERROR: every acceptable key must resolve.
     verdict = np.full(n, FAIL, dtype=np.int8)
-    sel_raw = _raw_codes(cols.sel_values, keys)
+    sel_raw = keys.codes(cols.sel_values)
     unresolved = _mark(cols.sel_parents[sel_raw < 0], n) | (cols.sel_status == RESOLUTION_ERROR)
     # UNVERIFIABLE: missing or malformed returned-ID list.
     verdict[~cols.ret_ok] = UNVERIFIABLE
@@ -90,7 +121,7 @@ def assign_verdicts(
 
     # Cutoff first: only the first k positions (duplicates included) take part.
     values, offsets = _head(cols, cutoff)
-    ret_raw = _raw_codes(values, keys)  # unknown returned ids (-1) never match
+    ret_raw = keys.codes(values)  # unknown returned ids (-1) never match
 
     sel_ok = sel_raw >= 0
     sel_rows, sel_canon = cols.sel_parents[sel_ok], to_canon[sel_raw[sel_ok]]

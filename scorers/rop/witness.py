@@ -37,7 +37,8 @@ def binding_hash(
 
 def population_sha256(ids: list[str]) -> str:
     """SHA-256 of the sorted ids joined by ``\\n`` with a final ``\\n``."""
-    return hashlib.sha256(("".join(i + "\n" for i in sorted(ids))).encode("utf-8")).hexdigest()
+    text = "\n".join(sorted(ids)) + "\n" if ids else ""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def file_sha256(data: bytes) -> str:

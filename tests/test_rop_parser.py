@@ -1,0 +1,227 @@
+"""The DuckDB records parser gives the reference loop's results on awkward lines.
+
+Every case is evaluated three ways: the reference loop (stdlib json per line,
+`evaluate_reference`), the evaluator (`evaluate`, DuckDB parser), and the two
+parsers' columns through the same vectorised rules. Lines DuckDB's JSON parser
+reads differently from Python's (duplicate keys, trailing commas, nan/inf
+spellings, escapes, BOM) must be handed to the line-by-line parser.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scorers.rop import evaluate_reference, validate
+from scorers.rop.columns import finish, python_columns
+from scorers.rop.duck_rows import fast_rows
+from scorers.rop.evaluate import evaluate
+from scorers.rop.membership import assign_verdicts
+from tests.test_rop_helpers import bundle
+
+RESOLVER = {"version": "t1", "objects": {"A": ["a1", "a2"], "B": ["b1"], "C": [], "é": ["ü1"]}}
+POP = ["r0", "r1", "r2", "r3", "é"]
+OBJ_OUT = {"list_field": "out.ranking", "id_field": "oid", "cutoff": 2, "membership": "any"}
+PLAIN_OUT = {"list_field": "ranking", "id_field": None, "cutoff": 2, "membership": "all"}
+
+# (name, raw line) pairs for the object-list declaration (id meta.id, selection s.key).
+OBJECT_LINES = [
+    ("good", '{"meta": {"id": "r0"}, "s": {"key": "a1"}, "out": {"ranking": [{"oid": "A"}]}}'),
+    ("number id", '{"meta": {"id": 5}, "s": {"key": "a1"}, "out": {"ranking": []}}'),
+    ("string five", '{"meta": {"id": "5"}, "s": {"key": "a1"}, "out": {"ranking": []}}'),
+    ("bool id", '{"meta": {"id": true}, "s": {"key": "a1"}, "out": {"ranking": []}}'),
+    ("number key", '{"meta": {"id": "r1"}, "s": {"key": 7}, "out": {"ranking": [{"oid": "A"}]}}'),
+    ("number oid", '{"meta": {"id": "r1"}, "s": {"key": "a1"}, "out": {"ranking": [{"oid": 1}]}}'),
+    ("null element", '{"meta": {"id": "r1"}, "s": {"key": "b1"}, "out": {"ranking": [null]}}'),
+    ("null oid", '{"meta": {"id": "r1"}, "s": {"key": "B"}, "out": {"ranking": [{"oid": null}]}}'),
+    ("string element", '{"meta": {"id": "r1"}, "s": {"key": "B"}, "out": {"ranking": ["b1"]}}'),
+    ("no oid", '{"meta": {"id": "r1"}, "s": {"key": "B"}, "out": {"ranking": [{"x": "b1"}]}}'),
+    ("no ranking", '{"meta": {"id": "r2"}, "s": {"key": "B"}, "out": {}}'),
+    ("no out", '{"meta": {"id": "r2"}, "s": {"key": "B"}}'),
+    ("no s", '{"meta": {"id": "r2"}, "out": {"ranking": [{"oid": "B"}]}}'),
+    ("s not object", '{"meta": {"id": "r2"}, "s": "B", "out": {"ranking": [{"oid": "B"}]}}'),
+    ("s empty", '{"meta": {"id": "r2"}, "s": {}, "out": {"ranking": [{"oid": "B"}]}}'),
+    (
+        "ranking object",
+        '{"meta": {"id": "r2"}, "s": {"key": "B"}, "out": {"ranking": {"oid": "B"}}}',
+    ),
+    ("ranking null", '{"meta": {"id": "r2"}, "s": {"key": "B"}, "out": {"ranking": null}}'),
+    ("meta null", '{"meta": null, "s": {"key": "B"}}'),
+    ("empty id", '{"meta": {"id": ""}, "s": {"key": "B"}}'),
+    ("empty key", '{"meta": {"id": "r3"}, "s": {"key": ""}, "out": {"ranking": [{"oid": "B"}]}}'),
+    ("empty oid", '{"meta": {"id": "r3"}, "s": {"key": "B"}, "out": {"ranking": [{"oid": ""}]}}'),
+    ("unknown", '{"meta": {"id": "r3"}, "s": {"key": "zz"}, "out": {"ranking": [{"oid": "B"}]}}'),
+    (
+        "extra keys",
+        '{"meta": {"id": "r3", "x": [1]}, "s": {"key": "C", "y": {}}, "z": null,'
+        ' "out": {"ranking": [{"oid": "q", "w": 2}, {"oid": "C"}], "v": 1}}',
+    ),
+    (
+        "cutoff",
+        '{"meta": {"id": "r3"}, "s": {"key": "C"}, "out": {"ranking": '
+        '[{"oid": "q"}, {"oid": "q"}, {"oid": "C"}]}}',
+    ),
+    (
+        "duplicate id key",
+        '{"meta": {"id": "r0", "id": "r9"}, "s": {"key": "a1"}, '
+        '"out": {"ranking": [{"oid": "A"}]}}',
+    ),
+    (
+        "duplicate sel key",
+        '{"meta": {"id": "r1"}, "s": {"key": "zz", "key": "a1"}, '
+        '"out": {"ranking": [{"oid": "A"}]}}',
+    ),
+    (
+        "duplicate oid key",
+        '{"meta": {"id": "r1"}, "s": {"key": "a1"}, '
+        '"out": {"ranking": [{"oid": "zz", "oid": "A"}]}}',
+    ),
+    (
+        "duplicate list key",
+        '{"meta": {"id": "r1"}, "s": {"key": "a1"}, '
+        '"out": {"ranking": [], "ranking": [{"oid": "A"}]}}',
+    ),
+    ("trailing comma", '{"meta": {"id": "r2"}, "s": {"key": "a1"}, "out": {"ranking": [],}}'),
+    (
+        "trailing comma list",
+        '{"meta": {"id": "r2"}, "s": {"key": "a1"}, "out": {"ranking": [{"oid": "A"} , ]}}',
+    ),
+    (
+        "python NaN",
+        '{"meta": {"id": "r2"}, "x": NaN, "y": -Infinity, "s": {"key": "a1"}, '
+        '"out": {"ranking": [{"oid": "A"}]}}',
+    ),
+    ("lower nan", '{"meta": {"id": "r2"}, "x": nan, "s": {"key": "a1"}, "out": {"ranking": []}}'),
+    ("inf", '{"meta": {"id": "r2"}, "x": [ -inf], "s": {"key": "a1"}, "out": {"ranking": []}}'),
+    (
+        "nan text",
+        '{"meta": {"id": "r2"}, "x": ": nan, [inf", "s": {"key": "a1"}, '
+        '"out": {"ranking": [{"oid": "A"}]}}',
+    ),
+    (
+        "escaped id",
+        '{"meta": {"id": "r\\u0033"}, "s": {"key": "a\\u0031"}, '
+        '"out": {"ranking": [{"oid": "\\u0041"}]}}',
+    ),
+    (
+        "escaped key name",
+        '{"meta": {"i\\u0064": "r3"}, "s": {"key": "a1"}, "out": {"ranking": [{"oid": "A"}]}}',
+    ),
+    (
+        "escaped other",
+        '{"meta": {"id": "r3"}, "note": "tab\\tquote\\"", "s": {"key": "a1"}, '
+        '"out": {"ranking": [{"oid": "A"}]}}',
+    ),
+    (
+        "lone surrogate",
+        '{"meta": {"id": "r3"}, "s": {"key": "a1"}, '
+        '"out": {"ranking": [{"oid": "\\ud800"}, {"oid": "A"}]}}',
+    ),
+    ("non-ascii", '{"meta": {"id": "é"}, "s": {"key": "ü1"}, "out": {"ranking": [{"oid": "é"}]}}'),
+    ("bom", '\ufeff{"meta": {"id": "r0"}, "s": {"key": "a1"}, "out": {"ranking": []}}'),
+    ("crlf", '{"meta": {"id": "r0"}, "s": {"key": "a1"}, "out": {"ranking": [{"oid": "A"}]}}\r'),
+    ("leading space", '   {"meta": {"id": "r0"}, "s": {"key": "b1"}, "out": {"ranking": []}}'),
+    ("blank", ""),
+    ("spaces", "  \t "),
+    ("array line", '[{"meta": {"id": "r0"}}]'),
+    ("string line", '"r0"'),
+    ("number line", "5"),
+    ("null line", "null"),
+    ("two objects", '{"meta": {"id": "r0"}} {"meta": {"id": "r1"}}'),
+    ("broken", '{"meta": {"id": "r0"'),
+    ("single quotes", "{'meta': {'id': 'r0'}}"),
+]
+
+
+def _records(lines: list[str]) -> list[bytes]:
+    return [(line + "\n").encode("utf-8", "surrogatepass") for line in lines]
+
+
+def _check(rows: list[Any], **kw: Any) -> int:
+    """Assert the three evaluations agree; returns how many lines DuckDB parsed itself."""
+    data, files = bundle(rows, POP, RESOLVER, **kw)
+    check = validate(data, files, "decl.json")
+    decl = check.declaration
+    assert decl is not None, check.problems
+    assert check.records is not None
+    ref = evaluate_reference(decl, check.records).to_json()
+    got = evaluate(data, files, "decl.json").to_json()
+    for key in ref:
+        if key != "problems":
+            assert got[key] == ref[key], (key, got[key], ref[key])
+    slow = python_columns(check.records, decl.id_path, decl)
+    out = fast_rows(check.records, decl.id_path, decl)
+    if out is None:  # the whole file went to the line parser (checked by `evaluate` above)
+        return 0
+    fast = finish(out[0], decl)
+    assert fast.record_ids == slow.record_ids
+    assert fast.malformed_lines == slow.malformed_lines
+    for membership in ("any", "all"):
+        for cutoff in (1, 2, 3):
+            a = assign_verdicts(fast, decl.resolver, cutoff, membership).tolist()
+            b = assign_verdicts(slow, decl.resolver, cutoff, membership).tolist()
+            assert a == b, (membership, cutoff)
+    return out[1]
+
+
+@pytest.mark.parametrize("name,line", OBJECT_LINES, ids=[n for n, _ in OBJECT_LINES])
+def test_each_awkward_line_alone(name: str, line: str) -> None:
+    _check(_records([line]), selection={"field": "s.key"}, output=OBJ_OUT, id_field="meta.id")
+
+
+def test_all_awkward_lines_in_one_file() -> None:
+    lines = [line for _, line in OBJECT_LINES]
+    parsed = _check(
+        _records(lines), selection={"field": "s.key"}, output=OBJ_OUT, id_field="meta.id"
+    )
+    assert 0 < parsed < len(lines)  # DuckDB took some lines, Python the rest
+
+
+def test_duplicate_record_ids_keep_first_verdict_in_both_parsers() -> None:
+    good = '{"meta": {"id": "r0"}, "s": {"key": "a1"}, "out": {"ranking": [{"oid": "A"}]}}'
+    fail = '{"meta": {"id": "r0"}, "s": {"key": "B"}, "out": {"ranking": [{"oid": "A"}]}}'
+    escaped = '{"meta": {"id": "r\\u0030"}, "s": {"key": "B"}, "out": {"ranking": []}}'
+    for lines in ([good, fail], [fail, good], [escaped, good], [good, escaped, fail]):
+        _check(_records(lines), selection={"field": "s.key"}, output=OBJ_OUT, id_field="meta.id")
+
+
+PLAIN_LINES = [
+    '{"record_id": "r0", "alts": ["a1", "B"], "ranking": ["a1", "a2", "b1"]}',
+    '{"record_id": "r1", "alts": ["a1", null], "ranking": ["a1", "a2"]}',
+    '{"record_id": "r1", "alts": [], "ranking": ["a1"]}',
+    '{"record_id": "r2", "alts": "a1", "ranking": ["a1"]}',
+    '{"record_id": "r2", "alts": ["C"], "ranking": ["C", null]}',
+    '{"record_id": "r2", "alts": ["C"], "ranking": [3, "C"]}',
+    '{"record_id": "r3", "alts": ["a\\u0032", "zz"], "ranking": ["a2"]}',
+    '{"record_id": 3, "alts": ["C"], "ranking": ["C"]}',
+    '{"record_id": "r3", "alts": ["C"], "ranking": ["C",]}',
+    '{"record_id": "r3", "alts": ["b1"], "ranking": ["x", "y", "b1"]}',
+    '{"record_id": "é", "alts": ["é"], "ranking": ["ü1"]}',
+    "",
+]
+
+
+def test_alternatives_and_plain_lists() -> None:
+    rows = _records(PLAIN_LINES)
+    parsed = _check(rows, selection={"alternatives_field": "alts"}, output=PLAIN_OUT)
+    assert parsed >= 6
+    for line in PLAIN_LINES:
+        _check(_records([line]), selection={"alternatives_field": "alts"}, output=PLAIN_OUT)
+
+
+def test_invalid_utf8_and_missing_final_newline() -> None:
+    good = b'{"record_id": "r0", "alts": ["a1"], "ranking": ["A"]}'
+    bad = b'{"record_id": "r1", "alts": ["a1"], "ranking": ["\xff"]}'
+    for rows in ([good], [good + b"\n", bad], [bad + b"\n", good + b"\n"]):
+        _check(rows, selection={"alternatives_field": "alts"}, output=PLAIN_OUT)
+
+
+def test_paths_that_overlap_use_the_line_parser() -> None:
+    # The id path is a prefix of the selection path: no single strict structure exists.
+    rows = _records(['{"record_id": "r0", "ranking": ["A"]}'])
+    data, files = bundle(rows, POP, RESOLVER, selection={"field": "record_id.key"})
+    check = validate(data, files, "decl.json")
+    assert check.declaration is not None and check.records is not None
+    assert fast_rows(check.records, check.declaration.id_path, check.declaration) is None
+    _check(rows, selection={"field": "record_id.key"})
