@@ -10,7 +10,7 @@ the document runs out. A page's routes and ranks go to the admin key only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +67,19 @@ def cap(
                 break
             pool.append(PoolPage(page, fused_rank=len(pool) + 1, fill=True))
     return pool
+
+
+def expect_targets(routes: Sequence[Route], targets: Iterable[Target]) -> None:
+    """Tell routes that batch work per document (`fuzzy`) which targets are coming.
+
+    Optional: pools are the same without it, only slower when many targets
+    share a document. Call it once, then build the pools in document order.
+    """
+    targets = list(targets)
+    for route in routes:
+        expect = getattr(route, "expect", None)
+        if callable(expect):
+            expect(targets)
 
 
 def rank_routes(target: Target, routes: Sequence[Route]) -> dict[str, Ranking]:

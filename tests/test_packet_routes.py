@@ -12,12 +12,20 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
+from rapidfuzz import fuzz, process
 
-from packet_builder.pools import RRF_K, PoolPage, cap, fuse
+from packet_builder.pools import RRF_K, PoolPage, build_pool, cap, expect_targets, fuse
 from packet_builder.routes.base import Corpus, Target, fast_normalize, tokenize
 from packet_builder.routes.bm25 import BM25Index, BM25Route, query_tokens
 from packet_builder.routes.construction import construction_route
 from packet_builder.routes.fuzzy import FuzzyRoute
+from packet_builder.routes.fuzzy_filter import (
+    Chunks,
+    band,
+    lcs_bounds,
+    min_lcs,
+    partial_ratio_matrix,
+)
 from packet_builder.routes.lexical import LexicalRoute
 from packet_builder.textnorm import normalize
 from tests.test_packet_fixtures import filler
@@ -162,3 +170,159 @@ def test_cap_bounds(found: int, n_pages: int, lo: int, hi: int, size: int) -> No
     assert len(pool) == size
     assert len({p.page for p in pool}) == size
     assert all(p.fill == (not p.routes) for p in pool)
+
+
+# --- fuzzy prefilter: exactly the unfiltered partial_ratio for everything at or above threshold
+
+
+@pytest.mark.parametrize("threshold", [60.0, 80.0, 90.0, 100.0])
+def test_min_lcs_is_the_rapidfuzz_threshold(threshold: float) -> None:
+    # P = a^l b^(L-l), W = a^l c^(m-l): LCS = l, so fuzz.ratio = 200 l / (L + m) exactly as
+    # rapidfuzz computes it; the bound must be the least l that rapidfuzz lets through.
+    for length in range(1, 25):
+        for m in range(1, length + 1):
+            passing = [
+                lcs
+                for lcs in range(0, m + 1)
+                if fuzz.ratio("a" * lcs + "b" * (length - lcs), "a" * lcs + "c" * (m - lcs))
+                >= threshold
+            ]
+            if passing:
+                assert min_lcs(length, m, threshold) == min(passing)
+            else:  # no LCS <= m reaches the threshold for this window length
+                assert min_lcs(length, m, threshold) > m
+        interior, edge = lcs_bounds(length, threshold)
+        assert interior == min_lcs(length, length, threshold)
+        assert edge <= interior
+
+
+def test_chunks_cover_every_window() -> None:
+    rng = random.Random(5)
+    texts = ["".join(rng.choice("ab c") for _ in range(n)) for n in (0, 5, 40, 41, 97, 300)]
+    for lo, hi in [(6, 7), (10, 12), (13, 15), (49, 64)]:
+        chunks = Chunks.cut(texts, lo, hi)
+        for i, text in enumerate(texts):
+            if i in chunks.direct:
+                assert len(text) <= 2 * lo + hi - 1
+                continue
+            mine = [c for c, pg in zip(chunks.texts, chunks.page, strict=True) if pg == i]
+            edges = [c for c, pg, e in zip(chunks.texts, chunks.page, chunks.edge, strict=True)
+                     if pg == i and e]  # fmt: skip
+            for length in range(lo, hi + 1):
+                n = len(text)
+                windows = [text[s : s + length] for s in range(n - length + 1)]
+                assert all(any(w in c for c in mine) for w in windows)
+                # prefixes and suffixes shorter than L lie in an edge chunk, at its edge
+                assert all(any(c.startswith(text[:j]) for c in edges) for j in range(1, length))
+                assert all(any(c.endswith(text[n - j :]) for c in edges) for j in range(1, length))
+
+
+def garbled_corpus(seed: int, n_pages: int = 24) -> tuple[list[str], list[str]]:
+    """Filler pages with phrases planted exactly, with 1-3 OCR-like errors, at page edges."""
+    rng = random.Random(seed)
+    phrases = [
+        "coral bleaching", "reef whitening", "tidal power", "glacier retreat", "city heat",
+        "ocean acidification of coastal waters", "peatland burning", "delta sinking",
+        "a very long condition name that is longer than sixty-four characters in total",
+    ]  # fmt: skip
+    swaps = {"m": "rn", "l": "i", "o": "0", "e": "c", "a": "o", "i": "l", "h": "b"}
+
+    def garble(p: str, k: int) -> str:
+        chars = list(p)
+        for _ in range(k):
+            j = rng.randrange(len(chars))
+            chars[j] = swaps.get(chars[j], rng.choice("xqz"))
+        return "".join(chars)
+
+    texts = []
+    for i in range(n_pages):
+        body = filler(rng, rng.choice([3, 40, 120]))
+        p = fast_normalize(rng.choice(phrases))
+        kind = i % 6
+        if kind == 1:
+            body = f"{body} {garble(p, rng.randint(1, 3))} {filler(rng, 20)}"
+        elif kind == 2:
+            body = f"{garble(p, rng.randint(0, 2))[2:]} {body}"  # cut at the page start
+        elif kind == 3:
+            body = f"{body} {garble(p, rng.randint(0, 2))[:-3]}"  # cut at the page end
+        elif kind == 4:
+            body = garble(p, 1)  # the page is the phrase
+        elif kind == 5:
+            body = p[: len(p) // 2]  # shorter than the phrase
+        texts.append(fast_normalize(body))
+    needles = [fast_normalize(p) for p in phrases] + [garble(fast_normalize(phrases[0]), 2)]
+    return needles, texts
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("threshold", [70.0, 80.0, 90.0])
+def test_filtered_partial_ratio_equals_cdist(seed: int, threshold: float) -> None:
+    phrases, texts = garbled_corpus(seed)
+    expected = process.cdist(phrases, texts, scorer=fuzz.partial_ratio, score_cutoff=threshold)
+    got = partial_ratio_matrix(phrases, texts, threshold)
+    assert got.dtype == expected.dtype
+    assert (got == expected).all()
+    assert (expected >= threshold).sum() > len(phrases)  # the corpus does plant matches
+    # one phrase at a time with a shared chunk cache: the same numbers
+    cache: dict[tuple[int, int], Chunks] = {}
+    for i, p in enumerate(phrases):
+        assert (partial_ratio_matrix([p], texts, threshold, cache)[0] == expected[i]).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.text(alphabet="abc ", min_size=6, max_size=20),
+    st.lists(st.text(alphabet="abcd ", max_size=200), min_size=1, max_size=4),
+)
+def test_filtered_partial_ratio_equals_cdist_small_alphabet(phrase: str, texts: list[str]) -> None:
+    # A tiny alphabet puts many windows near the threshold: the bound is tight here.
+    expected = process.cdist([phrase], texts, scorer=fuzz.partial_ratio, score_cutoff=80.0)
+    assert (partial_ratio_matrix([phrase], texts, 80.0) == expected).all()
+
+
+def test_band_covers_every_filtered_length() -> None:
+    for length in range(1, 65):
+        lo, hi = band(length)
+        assert lo <= length <= hi and hi <= max(2 * lo, 5)
+
+
+def test_fuzzy_route_equals_unfiltered_route_on_garbled_corpus() -> None:
+    rng = random.Random(11)
+    rows, targets = [], []
+    for d in range(6):
+        phrases, texts = garbled_corpus(100 + d, n_pages=12)
+        doc = f"doc{d}"
+        rows += [(doc, p, t) for p, t in enumerate(texts, start=1)]
+        for j in range(8):
+            name, *aliases = rng.sample(phrases, 3)
+            targets.append(
+                Target(f"q{j}", doc, "c1", name, aliases=tuple(aliases[: rng.randint(0, 2)]))
+            )
+    corpus = Corpus.from_rows(rows)
+    route = FuzzyRoute(corpus)
+    expect_targets([route], targets)
+    found = 0
+    for target in targets:
+        rows_ = corpus.rows(target.doc_id)
+        texts = corpus.norm[rows_.start : rows_.stop]
+        phrases = [p for p in target.phrases() if len(p) >= route.min_chars]
+        # The route before the prefilter: plain cdist over the document's pages.
+        best = process.cdist(phrases, texts, scorer=fuzz.partial_ratio, score_cutoff=80.0).max(0)
+        unfiltered = sorted(
+            ((corpus.pages[rows_.start + i], float(s)) for i, s in enumerate(best) if s >= 80.0),
+            key=lambda kv: (-kv[1], kv[0]),
+        )
+        assert route.rank(target) == unfiltered
+        assert FuzzyRoute(corpus).rank(target) == unfiltered  # no expect: same ranking
+        found += len(unfiltered)
+    assert found > len(targets)
+
+
+def test_expect_targets_leaves_pools_unchanged(corpus: Corpus) -> None:
+    other = Target("q2", "docA", "c2", "thermal stres", aliases=("coral bleachlng",))
+    plain = [FuzzyRoute(corpus), LexicalRoute(corpus)]
+    batched = [FuzzyRoute(corpus), LexicalRoute(corpus)]
+    expect_targets(batched, [TARGET, other])
+    pages = corpus.doc_pages("docA")
+    for target in (TARGET, other):
+        assert build_pool(target, plain, pages, 6, 9) == build_pool(target, batched, pages, 6, 9)

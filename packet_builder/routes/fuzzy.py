@@ -6,16 +6,24 @@ or above `threshold` are retrieved, best first. Phrases shorter than
 `min_chars` are skipped: a short needle partially matches almost any page.
 With the default threshold 80, a 12+ character alias with two substituted
 characters (e.g. "rn" read for "m") is still found.
+
+Scores are computed document by document with `fuzzy_filter.partial_ratio_matrix`:
+exactly the `process.cdist(..., scorer=fuzz.partial_ratio, score_cutoff=threshold)`
+values (float32), with pages that cannot reach the threshold skipped by an
+exact chunk bound. `expect(targets)` announces the targets about to be ranked
+so that all phrases of a document are scored in one batch (the page chunks are
+cut once per document); without it each call scores its own phrases.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-from rapidfuzz import fuzz, process
 
 from packet_builder.routes.base import Corpus, Ranking, Target, ranking_from_scores
+from packet_builder.routes.fuzzy_filter import Chunks, partial_ratio_matrix
 
 NAME = "fuzzy"
 THRESHOLD = 80.0
@@ -28,27 +36,39 @@ class FuzzyRoute:
     threshold: float = THRESHOLD
     min_chars: int = MIN_CHARS
     name: str = NAME
-    # (doc_id, phrase) -> scores over the document's pages: conditions share names and aliases
-    # across queries, and targets are pooled document by document.
-    _cache: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
+    # Scores and page chunks of the current document only: targets are pooled document by
+    # document, and conditions share names and aliases across queries.
+    _doc: str | None = field(default=None, repr=False)
+    _scores: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _chunks: dict[tuple[int, int], Chunks] = field(default_factory=dict, repr=False)
+    # doc_id -> phrases announced by `expect`, scored together on the document's first call.
+    _planned: dict[str, set[str]] = field(default_factory=dict, repr=False)
+
+    def phrases(self, target: Target) -> list[str]:
+        return [p for p in target.phrases() if len(p) >= self.min_chars]
+
+    def expect(self, targets: Iterable[Target]) -> None:
+        """Announce targets that will be ranked, so each document's phrases are batched."""
+        for target in targets:
+            self._planned.setdefault(target.doc_id, set()).update(self.phrases(target))
 
     def rank(self, target: Target) -> Ranking:
-        phrases = [p for p in target.phrases() if len(p) >= self.min_chars]
+        phrases = self.phrases(target)
         rows = self.corpus.rows(target.doc_id)
         if not phrases or not rows:
             return []
-        if self._cache and next(iter(self._cache))[0] != target.doc_id:
-            self._cache.clear()  # keep only the current document's scores
-        missing = [p for p in phrases if (target.doc_id, p) not in self._cache]
+        if target.doc_id != self._doc:
+            self._doc = target.doc_id
+            self._scores.clear()
+            self._chunks.clear()
+        missing = [p for p in phrases if p not in self._scores]
         if missing:
+            batch = set(missing) | self._planned.pop(target.doc_id, set())
+            todo = sorted(batch - self._scores.keys())
             texts = self.corpus.norm[rows.start : rows.stop]
-            # One C++ call for all phrase x page pairs; cells below the cutoff come back as 0.
-            matrix = process.cdist(
-                missing, texts, scorer=fuzz.partial_ratio, score_cutoff=self.threshold
-            )
-            for p, row in zip(missing, matrix, strict=True):
-                self._cache[(target.doc_id, p)] = row
-        best = np.max([self._cache[(target.doc_id, p)] for p in phrases], axis=0)
+            matrix = partial_ratio_matrix(todo, texts, self.threshold, self._chunks)
+            self._scores.update(zip(todo, matrix, strict=True))
+        best = np.max([self._scores[p] for p in phrases], axis=0)
         scores = {
             self.corpus.pages[rows.start + i]: float(s)
             for i, s in enumerate(best)
