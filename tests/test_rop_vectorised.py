@@ -23,6 +23,19 @@ RAW = ["A", "a1", "a2", "B", "b1", "C", "D", "d1", "d2", "d3", "zz", "a3"]  # zz
 IDS = [f"r{i}" for i in range(6)]
 FAST_SEEN: list[int] = []
 
+TRICKY = [
+    '{"record_id": "r1", "record_id": "r2", "s": {"key": "a1"}, "ranking": []}\n',
+    '{"record_id": "r1", "s": {"key": "zz", "key": "a1"}, "ranking": ["A", {"oid": "A"}]}\n',
+    '{"record_id": "r1", "s": {"key": "a1"}, "ranking": [{"oid": "A"},]}\n',
+    '{"record_id": "r2", "x": nan, "s": {"key": "a1"}, "ranking": []}\n',
+    '{"record_id": "r2", "x": NaN, "s": {"key": "a1"}, "ranking": [{"oid": "A"}]}\n',
+    '{"record_id": "r\\u0033", "s": {"key": "a\\u0031"}, "ranking": [{"oid": "\\u0041"}]}\n',
+    '{"record_id": "r3", "s": {"key": ["a1", "B"]}, "ranking": ["a\\u0031", "B"]}\n',
+    '{"record_id": 3, "s": {"key": "a1"}, "ranking": ["A"]}\n',
+    "\n",
+    "  \t\n",
+    "[1]\n",
+]
 raw_id = st.sampled_from(RAW)
 broken = st.sampled_from([None, 5, "", ["a1"], {"x": 1}])
 
@@ -68,6 +81,9 @@ def scenario(draw: st.DrawFn) -> dict[str, Any]:
         rows.append(row)
     if not typed and draw(st.booleans()) and rows:
         rows.insert(draw(st.integers(0, len(rows))), "{broken json\n")
+    if not typed:  # lines DuckDB's JSON parser reads differently from Python's
+        for line in draw(st.lists(st.sampled_from(TRICKY), max_size=2)):
+            rows.insert(draw(st.integers(0, len(rows))), line)
     return {
         "rows": rows,
         "selection": {"field": "s.key"} if kind == "field" else {"alternatives_field": "s.key"},
