@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -133,7 +133,12 @@ def _schema_problems(raw: Any, name: str) -> list[str]:
 
 
 def _check_file(
-    role: str, spec: Any, files: Mapping[str, bytes | None], name: str, problems: list[str]
+    role: str,
+    spec: Any,
+    files: Mapping[str, bytes | None],
+    name: str,
+    problems: list[str],
+    digests: Mapping[str, Callable[[], str]],
 ) -> bytes | None:
     """Read a referenced file from `files` and check its SHA-256."""
     if not isinstance(spec, dict) or not isinstance(spec.get("path"), str) or not spec["path"]:
@@ -145,7 +150,8 @@ def _check_file(
             "declaration file)"
         )
         return None
-    actual = file_sha256(data)
+    digest = digests.get(spec["path"])
+    actual = digest() if digest is not None else file_sha256(data)
     if spec.get("sha256") != actual:
         problems.append(
             f"{name}: {role}.sha256: does not match {spec['path']!r} (file has {actual}; "
@@ -207,8 +213,18 @@ def _check_population(pop: Any, name: str, problems: list[str]) -> list[str] | N
     return list(ids)
 
 
-def validate(data: bytes, files: Mapping[str, bytes | None], name: str) -> Validation:
-    """Schema and semantic checks of a declaration and its referenced files."""
+def validate(
+    data: bytes,
+    files: Mapping[str, bytes | None],
+    name: str,
+    digests: Mapping[str, Callable[[], str]] | None = None,
+) -> Validation:
+    """Schema and semantic checks of a declaration and its referenced files.
+
+    `digests` may give, per path, a callable returning that file's SHA-256 (for
+    example the result of a hash already running in another thread).
+    """
+    digests = digests or {}
     raw, problems = parse_declaration_json(data, name)
     if problems:
         return Validation(None, problems)
@@ -226,17 +242,19 @@ def validate(data: bytes, files: Mapping[str, bytes | None], name: str) -> Valid
     out.population_ids = _check_population(raw.get("population"), name, problems)
 
     resolver: Resolver | None = None
-    resolver_bytes = _check_file("resolver", raw.get("resolver"), files, name, problems)
+    resolver_bytes = _check_file("resolver", raw.get("resolver"), files, name, problems, digests)
     if resolver_bytes is not None:
         where = f"{name}: resolver {raw['resolver']['path']}"
         resolver, res_problems = parse_resolver(resolver_bytes, where)
         problems.extend(res_problems)
-    out.records = _check_file("records", raw.get("records"), files, name, problems)
+    out.records = _check_file("records", raw.get("records"), files, name, problems, digests)
 
     sel = raw.get("selection")
     inverse: Mapping[str, str] | None = None
     if isinstance(sel, dict) and "inverse_map" in sel:
-        inv_bytes = _check_file("selection.inverse_map", sel["inverse_map"], files, name, problems)
+        inv_bytes = _check_file(
+            "selection.inverse_map", sel["inverse_map"], files, name, problems, digests
+        )
         if inv_bytes is not None:
             where = f"{name}: inverse map {sel['inverse_map']['path']}"
             inverse, inv_problems = parse_inverse_map(inv_bytes, where, resolver)

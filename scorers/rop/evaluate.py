@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,9 @@ from scorers.rop.verdicts import (
     NOT_APPLICABLE,
     RECORD_VERDICTS,
 )
+from scorers.rop.witness import file_sha256
+
+_BACKGROUND_HASH = 1 << 24  # files from 16 MiB up are hashed in a background thread
 
 
 @dataclass
@@ -95,7 +99,15 @@ def run_status(
 
 def evaluate(data: bytes, files: Mapping[str, bytes | None], name: str) -> RopResult:
     """Evaluate a declaration (`data`) against its referenced files (`files`: path -> bytes)."""
-    check = validate(data, files, name)
+    # SHA-256 of large files runs in a thread (hashlib releases the GIL) while the
+    # declaration, population and resolver are checked.
+    with ThreadPoolExecutor(1) as pool:
+        digests = {
+            path: pool.submit(file_sha256, blob).result
+            for path, blob in files.items()
+            if blob is not None and len(blob) >= _BACKGROUND_HASH
+        }
+        check = validate(data, files, name, digests)
     decl = check.declaration
     records = check.records
     cols: RecordColumns | None = None
