@@ -225,3 +225,37 @@ def test_paths_that_overlap_use_the_line_parser() -> None:
     assert check.declaration is not None and check.records is not None
     assert fast_rows(check.records, check.declaration.id_path, check.declaration) is None
     _check(rows, selection={"field": "record_id.key"})
+
+
+def test_fingerprint_collisions_are_resolved_exactly() -> None:
+    # "xa1"/"ya1"/"a1" share their last two bytes; only exact ids may match.
+    resolver = {"version": "t", "objects": {"A": ["xa1"], "B": ["ya1"], "C": ["a1", "ca1"]}}
+    lines = [
+        '{"record_id": "r0", "s": "A", "ranking": ["ya1", "za1"]}',
+        '{"record_id": "r1", "s": "xa1", "ranking": ["ya1", "xa1"]}',
+        '{"record_id": "r2", "s": "B", "ranking": ["a1", "ca1", "ya1"]}',
+        '{"record_id": "r3", "s": "C", "ranking": ["xa1"]}',
+        '{"record_id": "é", "s": "C", "ranking": []}',
+        '{"record_id": "r4", "s": "C", "ranking": ["ya1", "ca1"]}',
+    ]
+    data, files = bundle(
+        _records(lines),
+        POP,
+        resolver,
+        selection={"field": "s"},
+        output={"list_field": "ranking", "id_field": None, "cutoff": 2, "membership": "any"},
+    )
+    check = validate(data, files, "decl.json")
+    decl = check.declaration
+    assert decl is not None and check.records is not None
+    out = fast_rows(check.records, decl.id_path, decl)
+    assert out is not None and out[1] == len(lines)
+    fast = finish(out[0], decl)
+    slow = python_columns(check.records, decl.id_path, decl)
+    for cutoff in (1, 2, 3):
+        got = assign_verdicts(fast, decl.resolver, cutoff, "any").tolist()
+        assert got == assign_verdicts(slow, decl.resolver, cutoff, "any").tolist()
+    # r0 FAIL, r1 PASS (xa1 at 2), r2 FAIL (ya1 at 3), r3 FAIL, é FAIL, r4 PASS (ca1 at 2)
+    assert assign_verdicts(fast, decl.resolver, 2, "any").tolist() == [6, 5, 6, 6, 6, 5]
+    ref = evaluate_reference(decl, check.records).to_json()
+    assert evaluate(data, files, "decl.json").to_json()["record_verdicts"] == ref["record_verdicts"]

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorers.rop.columns import RecordColumns
+from scorers.rop.prefilter import any_hits_single
 from scorers.rop.resolver import Resolver
 from scorers.rop.verdicts import FAIL, PASS, RESOLUTION_ERROR, SELECTOR_ERROR, UNVERIFIABLE
 
@@ -107,7 +108,7 @@ def assign_verdicts(
     """One verdict code per row (codes index RECORD_VERDICTS), in Table 11 order."""
     n = cols.n
     keys = _Keys(resolver, cols.quoted)
-    to_canon = np.append(resolver.raw_to_canonical_codes(), -1)  # code -1 -> -1 (unknown)
+    to_canon = np.append(resolver.raw_to_canonical_codes(), -1).astype(np.int32)  # -1 -> -1
 
     # SELECTOR_ERROR, then RESOLUTION_ERROR: every acceptable key must resolve.
     verdict = np.full(n, FAIL, dtype=np.int8)
@@ -121,14 +122,21 @@ def assign_verdicts(
 
     # Cutoff first: only the first k positions (duplicates included) take part.
     values, offsets = _head(cols, cutoff)
-    ret_raw = keys.codes(values)  # unknown returned ids (-1) never match
-
     sel_ok = sel_raw >= 0
     sel_rows, sel_canon = cols.sel_parents[sel_ok], to_canon[sel_raw[sel_ok]]
-    if membership == "any":
-        hit = _any_hits(offsets, to_canon[ret_raw], sel_rows, sel_canon, n, len(resolver.canonical))
-    else:
-        hit = _all_hits(offsets, ret_raw, sel_rows, sel_canon, resolver, n, len(keys))
+    hit = None
+    single = len(sel_rows) == 0 or bool(np.all(np.diff(sel_rows) > 0))
+    if membership == "any" and single and keys.arrow is not None:
+        target = np.full(n, -2, dtype=np.int64)  # -2: no target, never a code
+        target[sel_rows] = sel_canon
+        hit = any_hits_single(values, offsets, target, keys.arrow, to_canon, keys.codes)
+    if hit is None:
+        ret_raw = keys.codes(values)  # unknown returned ids (-1) never match
+        if membership == "any":
+            n_canon = len(resolver.canonical)
+            hit = _any_hits(offsets, to_canon[ret_raw], sel_rows, sel_canon, n, n_canon)
+        else:
+            hit = _all_hits(offsets, ret_raw, sel_rows, sel_canon, resolver, n, len(keys))
     verdict[testable & hit] = PASS
     return verdict
 
