@@ -20,21 +20,27 @@ _MAX_RAW_PER_OBJECT = 8  # beyond this many raw ids per object, resolve everythi
 
 
 def fingerprints(arr: pa.Array) -> np.ndarray | None:
-    """int32 per string: min(length, 32767) << 16 | last byte << 8 | second-to-last byte."""
+    """int32 per quoted string ``"..."``: length, and the last two bytes before the quote.
+
+    None unless `arr` is a string array without nulls whose strings are all at
+    least 3 bytes long (true of JSON-quoted non-empty ids).
+    """
     if not isinstance(arr, pa.Array) or arr.type != pa.string() or arr.null_count:
         return None
     n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=np.int32)
     _, off_buf, data_buf = arr.buffers()
     off = np.frombuffer(off_buf, dtype=np.int32)[arr.offset : arr.offset + n + 1]
-    if data_buf is None or data_buf.size == 0:
-        return np.zeros(n, dtype=np.int32)
-    data = np.frombuffer(data_buf, dtype=np.uint8)
     end = off[1:]
     lengths = end - off[:-1]
-    last = np.where(lengths >= 1, data[np.clip(end - 1, 0, data.size - 1)], 0)
-    prev = np.where(lengths >= 2, data[np.clip(end - 2, 0, data.size - 1)], 0)
-    fp = np.minimum(lengths, 32767).astype(np.int32) << 16
-    return fp | (last.astype(np.int32) << 8) | prev.astype(np.int32)
+    if int(lengths.min()) < 3:
+        return None
+    data = np.frombuffer(data_buf, dtype=np.uint8)
+    fp = (lengths & 0x7FFF) << 16  # equal strings, equal fingerprints: collisions only cost
+    fp |= data[end - 2].astype(np.int32) << 8
+    fp |= data[end - 3]
+    return fp
 
 
 def any_hits_single(
@@ -69,14 +75,20 @@ def any_hits_single(
     row_fp = np.where((target >= 0)[:, None], table[np.maximum(target, 0)], -1)
     lengths = np.diff(offsets)
     regular = n > 0 and len(elem_fp) == n * int(lengths[0]) and bool(np.all(lengths == lengths[0]))
-    if regular:
+    if regular:  # every list equally long: an (n, k) grid against one column per raw id
         k = int(lengths[0])
-        grid = elem_fp.reshape(n, k)[:, :, None] == row_fp[:, None, :]
-        candidates = np.flatnonzero(grid.any(axis=2))
+        grid = elem_fp.reshape(n, k)
+        hits = grid == row_fp[:, :1]
+        for j in range(1, width):
+            hits |= grid == row_fp[:, j : j + 1]
+        candidates = np.flatnonzero(hits)
         rows = candidates // max(k, 1)
     else:
         parents = np.repeat(np.arange(n, dtype=np.int64), lengths)
-        candidates = np.flatnonzero((elem_fp[:, None] == row_fp[parents]).any(axis=1))
+        flat = elem_fp == row_fp[parents, 0]
+        for j in range(1, width):
+            flat |= elem_fp == row_fp[parents, j]
+        candidates = np.flatnonzero(flat)
         rows = parents[candidates]
     codes = lookup(values.take(pa.array(candidates)))
     hit = np.zeros(n, dtype=bool)
