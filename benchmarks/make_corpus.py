@@ -172,7 +172,8 @@ def main(argv: list[str] | None = None) -> None:
 
     with open(out / "documents.tsv", "w", encoding="utf-8") as fh:
         fh.write("doc_id\tpackage\tpath\tpages\tsha256\n")
-        for d, s in sorted(((d, s) for d, s in zip(docs, specs_of(docs, specs), strict=True))):
+        pairs = zip(docs, specs_of(docs, specs), strict=True)
+        for d, s in sorted(pairs, key=lambda pair: pair[0].doc_id):
             fh.write(f"{d.doc_id}\t{d.source}\t{s.path}\t{len(d.pages)}\t{d.sha256}\n")
     with open(out / "skipped.tsv", "w", encoding="utf-8") as fh:
         fh.write("doc_id\tpath\treason\n")

@@ -83,7 +83,9 @@ def _phrases(segment_words: list[str]) -> list[tuple[str, ...]]:
     n = len(segment_words)
     for i in range(n - 1):
         a, b = segment_words[i], segment_words[i + 1]
-        if _first_word(a) and _head_word(b):
+        # After a vague modifier ("low level macros") the pair is a fragment, not a term.
+        after_weak = i > 0 and segment_words[i - 1] in WEAK_FIRST
+        if _first_word(a) and _head_word(b) and not after_weak:
             out.append((a, b))
         if i + 2 < n:
             c = segment_words[i + 2]
@@ -95,6 +97,7 @@ def _phrases(segment_words: list[str]) -> list[tuple[str, ...]]:
 def _clean_heading(title: str) -> str:
     t = normalize(title)
     t = _HEADING_NUMBER.sub("", t, count=1).strip(" .:")
+    t = re.sub(r"^(the|a|an) ", "", t)
     if not _HEADING_OK.fullmatch(t) or len(t.split()) > 4 or len(t) < 5:
         return ""
     return t

@@ -39,5 +39,8 @@ _WEAK_FIRST_TEXT = (
 WEAK_FIRST: frozenset[str] = frozenset(_WEAK_FIRST_TEXT.split())
 
 # Verbs and vague nouns that make weak phrase ends ("italic refer", "takes care").
-_WEAK_HEAD_TEXT = "refer care level user users run runs needs means part parts side end"
+_WEAK_HEAD_TEXT = (
+    "refer care level user users run runs needs means part parts side end elsewhere ones "
+    "assumes specifying point starting"
+)
 WEAK_HEADS: frozenset[str] = frozenset(_WEAK_HEAD_TEXT.split())
