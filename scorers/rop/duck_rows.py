@@ -160,6 +160,8 @@ def _list(arr: pa.Array) -> tuple[np.ndarray, pa.Array, np.ndarray]:
 
 def _rows_all(ok_values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per row: every value of its segment is ok (vacuously true for empty lists)."""
+    if ok_values.all():
+        return np.ones(len(offsets) - 1, dtype=bool)
     bad = np.concatenate([[0], np.cumsum(~ok_values, dtype=np.int64)])
     return bad[offsets[1:]] == bad[offsets[:-1]]
 

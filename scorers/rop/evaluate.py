@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from scorers.rop.columns import RecordColumns, parse_records
 from scorers.rop.declaration import Validation, validate
@@ -140,6 +142,17 @@ def _first_verdicts(ids: list[str], codes: np.ndarray) -> dict[str, str]:
     return verdicts
 
 
+def _missing(population: list[str], observed: dict[str, str]) -> list[str]:
+    """Expected ids never observed, in population order (hash lookups in Arrow)."""
+    try:
+        pop = pa.array(population, type=pa.string())
+        seen = pa.array(list(observed), type=pa.string())
+    except UnicodeEncodeError:  # lone surrogates: Python strings, not UTF-8
+        return [p for p in population if p not in observed]
+    found = np.asarray(pc.is_in(pop, value_set=seen).to_numpy(zero_copy_only=False), dtype=bool)
+    return [population[i] for i in np.flatnonzero(~found).tolist()]
+
+
 def _account(check: Validation, cols: RecordColumns | None, codes: np.ndarray) -> RopResult:
     ids = cols.record_ids if cols is not None else []
     record_verdicts = _first_verdicts(ids, codes)
@@ -151,7 +164,7 @@ def _account(check: Validation, cols: RecordColumns | None, codes: np.ndarray) -
     missing: list[str] = []
     unexpected: list[str] = []
     if population is not None:
-        missing = [p for p in population if p not in record_verdicts]
+        missing = _missing(population, record_verdicts)
         if len(record_verdicts) != len(population) - len(missing):
             expected = set(population)
             unexpected = sorted(r for r in record_verdicts if r not in expected)
