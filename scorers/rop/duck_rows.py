@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -281,15 +282,29 @@ def _arrow_rows(
     return rows, slow
 
 
+_BASE: list[Any] = []  # one in-memory DuckDB per process; each query gets its own cursor
+_BASE_LOCK = threading.Lock()
+
+
+def _cursor() -> Any:
+    """A new cursor (its own connection, with its own registered tables) on one in-memory
+    DuckDB database: a cursor costs microseconds, a fresh database ~25 ms."""
+    import duckdb
+
+    with _BASE_LOCK:
+        if not _BASE:
+            _BASE.append(duckdb.connect(config={"threads": 1}))
+        return _BASE[0].cursor()
+
+
 def _run(sql: str, lines: pa.Table) -> pa.Table:
     """Run `sql` over `lines`, one DuckDB connection per core on a share of the batches.
 
     (A registered Arrow table is scanned by one thread here, so the parallelism is ours.)
     """
-    import duckdb
 
     def one(part: pa.Table) -> pa.Table:
-        con = duckdb.connect(config={"threads": 1})
+        con = _cursor()
         try:
             con.register("lines", part)
             return con.sql(sql).to_arrow_table()
