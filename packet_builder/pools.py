@@ -93,7 +93,51 @@ def build_pool(
     min_pages: int,
     max_pages: int,
 ) -> list[PoolPage]:
-    return cap(fuse(rank_routes(target, routes)), doc_pages, min_pages, max_pages)
+    """`cap(fuse(rank_routes(...)), ...)`, without building entries for pages past the cap."""
+    return fuse_and_cap(rank_routes(target, routes), doc_pages, min_pages, max_pages)
+
+
+def fuse_and_cap(
+    rankings: Mapping[str, Ranking],
+    doc_pages: Sequence[int],
+    min_pages: int,
+    max_pages: int,
+    rrf_k: int = RRF_K,
+) -> list[PoolPage]:
+    """Exactly `cap(fuse(rankings, rrf_k), doc_pages, min_pages, max_pages)`.
+
+    Same float sums in the same route order, the same (score, page) order and
+    fused ranks over all fused pages; PoolPage entries only for the kept pages
+    (BM25 alone often ranks every page of a long document).
+    """
+    if min_pages > max_pages:
+        raise ValueError(f"min_pages {min_pages} > max_pages {max_pages}")
+    order = sorted(rankings, key=_route_order)
+    score: dict[int, float] = {}
+    for route in order:
+        for rank, (page, _s) in enumerate(rankings[route], start=1):
+            score[page] = score.get(page, 0.0) + 1.0 / (rrf_k + rank)
+    valid = set(doc_pages)
+    ranked = sorted(score.items(), key=_by_score_then_page)
+    kept = [(i, page) for i, (page, _) in enumerate(ranked, start=1) if page in valid]
+    kept = kept[:max_pages]
+    positions: dict[int, dict[str, int]] = {page: {} for _, page in kept}
+    for route in order:
+        for rank, (page, _s) in enumerate(rankings[route], start=1):
+            if page in positions:
+                positions[page][route] = rank
+    pool = [PoolPage(page, positions[page], score[page], i) for i, page in kept]
+    if len(pool) < min_pages:
+        taken = {p.page for p in pool}
+        for page in sorted(valid - taken):
+            if len(pool) >= min_pages:
+                break
+            pool.append(PoolPage(page, fused_rank=len(pool) + 1, fill=True))
+    return pool
+
+
+def _by_score_then_page(item: tuple[int, float]) -> tuple[float, int]:
+    return (-item[1], item[0])
 
 
 def _route_order(name: str) -> tuple[int, str]:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from packet_builder.textnorm import _TRANSLATE
 
@@ -98,6 +99,7 @@ class Corpus:
     _starts: dict[str, tuple[int, int]] = field(init=False)
     _tokens: list[list[str]] | None = field(default=None, init=False, repr=False)
     _vocab: set[str] | None = field(default=None, init=False, repr=False)
+    _terms: TermMatrix | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.norm = [fast_normalize(t) for t in self.texts]
@@ -129,8 +131,14 @@ class Corpus:
 
     def vocabulary(self) -> set[str]:
         if self._vocab is None:
-            self._vocab = {w for tokens in self.token_lists() for w in tokens}
+            self._vocab = set(self.terms().vocab)
         return self._vocab
+
+    def terms(self) -> TermMatrix:
+        """Term ids and per-page term counts (computed once; BM25 and lexical share it)."""
+        if self._terms is None:
+            self._terms = TermMatrix.build(self.token_lists())
+        return self._terms
 
     def shown_pages(self, doc_id: str) -> list[int]:
         """Pages that can be displayed: those with some text after normalization."""
@@ -142,6 +150,62 @@ class Corpus:
         if idx >= rows.stop or self.pages[idx] != page:
             raise KeyError((doc_id, page))
         return self.texts[idx]
+
+
+@dataclass
+class TermMatrix:
+    """Pages x vocabulary term counts (CSR) and, on demand, each term's pages (CSC).
+
+    Term ids are given in order of first occurrence over the pages.
+    """
+
+    vocab: dict[str, int]
+    tf: Any  # scipy.sparse.csr_matrix, float64 counts, duplicates summed
+    doc_len: Any  # np.ndarray, tokens per page
+    _csc: Any = field(default=None, init=False, repr=False)
+
+    @classmethod
+    def build(cls, token_lists: Sequence[Sequence[str]]) -> TermMatrix:
+        import numpy as np  # routes are imported by light CLI commands: load numpy/scipy late
+        import scipy.sparse as sp
+
+        flat = itertools.chain.from_iterable
+        vocab = {t: i for i, t in enumerate(dict.fromkeys(flat(token_lists)))}
+        lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+        indptr = np.zeros(len(token_lists) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        indices = np.fromiter(
+            map(vocab.__getitem__, flat(token_lists)), dtype=np.int64, count=int(indptr[-1])
+        )
+        data = np.ones(len(indices), dtype=np.float64)
+        tf = sp.csr_matrix((data, indices, indptr), shape=(len(token_lists), len(vocab)))
+        tf.sum_duplicates()
+        return cls(vocab, tf, lengths.astype(np.float64))
+
+    def pages_of(self) -> Any:
+        """Column-major copy (scipy.sparse.csc_matrix): a term's page rows, sorted."""
+        if self._csc is None:
+            csc = self.tf.tocsc()
+            csc.sort_indices()
+            self._csc = csc
+        return self._csc
+
+    def rows_with(self, term: str, rows: range) -> Any:
+        """Sorted page rows in `rows` whose text has `term` as a token (np.ndarray)."""
+        import numpy as np
+
+        csc = self.pages_of()
+        col = self.vocab.get(term)
+        if col is None:
+            return np.zeros(0, dtype=csc.indices.dtype)
+        idx = csc.indices[csc.indptr[col] : csc.indptr[col + 1]]
+        a, b = np.searchsorted(idx, (rows.start, rows.stop))
+        return idx[a:b]
+
+    def page_count(self, term: str) -> int:
+        col = self.vocab.get(term)
+        csc = self.pages_of()
+        return 0 if col is None else int(csc.indptr[col + 1] - csc.indptr[col])
 
 
 def ranking_from_scores(scores: Mapping[int, float]) -> Ranking:
