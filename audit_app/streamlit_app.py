@@ -33,7 +33,22 @@ def _images(root: str):  # type: ignore[no-untyped-def]
     return images_for(Path(root))
 
 
+def _no_forced_gc() -> None:
+    """Skip Streamlit's full `gc.collect(2)` after every script run.
+
+    A save reruns a few small fragments; the forced collection after each run cost more
+    than the rest of the save on this 2-core machine (benchmarks/app_latency.py, docs/app.md).
+    Python's own generational collector still runs. `evaudit serve` may also pass
+    `--runner.postScriptGC false`; this keeps `streamlit run` started by hand the same.
+    """
+    from streamlit import config
+
+    if config.get_option("runner.postScriptGC"):
+        config.set_option("runner.postScriptGC", False)
+
+
 def main() -> None:
+    _no_forced_gc()
     st.set_page_config(page_title="Evidence audit", layout="wide")
     root = _project_root()
     token = st.query_params.get("token")

@@ -6,12 +6,21 @@ answer click -> its "Saved #seq" confirmation (append + fsync + rerun). The
 baseline is the journal append alone (same record, same fsync) in-process.
 Targets on this machine: p95 render <= 300 ms, p95 save <= 100 ms.
 
+Each latency is reported twice:
+* "in page": from the click event's timestamp in the browser to the next animation
+  frame after the DOM first satisfies the condition (a MutationObserver watches it),
+  which is what the person sees;
+* "wall": around Playwright's click() and wait in this process, which also counts
+  Playwright's actionability checks and its round trips to the browser.
+The load average is printed: the machine is shared and the figures follow it.
+
 Run: .venv/bin/python benchmarks/app_latency.py [--rounds N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -36,7 +45,7 @@ def pct(values: list[float], q: float) -> float:
 
 def line(name: str, values: list[float]) -> str:
     return (
-        f"{name:<34} n={len(values):>3}  median {statistics.median(values):7.1f} ms"
+        f"{name:<38} n={len(values):>3}  median {statistics.median(values):7.1f} ms"
         f"  p95 {pct(values, 0.95):7.1f} ms"
     )
 
@@ -54,20 +63,53 @@ def baseline(root: Path, rounds: int) -> list[float]:
     return out
 
 
-def app(root: Path, rounds: int) -> tuple[list[float], list[float]]:
+# Installed in the page: the click's event time, and a watcher that records the first
+# animation frame after a condition on the DOM holds (checked on every mutation).
+WATCH = """
+window.__evClick = null;
+document.addEventListener("click", (e) => { window.__evClick = e.timeStamp; }, true);
+window.__watch = (kind, arg) => {
+  window.__seen = null;
+  const test = kind === "text"
+    ? () => document.body.textContent.includes(arg)
+    : () => document.querySelectorAll(`.ev-page[data-page^='${arg}-']`).length === 9 &&
+        !!document.querySelector("[data-testid=stApp][data-test-script-state=notRunning]") &&
+        !document.querySelector("[data-stale=true]");
+  const obs = new MutationObserver(() => {
+    if (window.__seen === null && test()) {
+      obs.disconnect();
+      requestAnimationFrame(() => { window.__seen = performance.now(); });
+    }
+  });
+  obs.observe(document.documentElement,
+    {subtree: true, childList: true, characterData: true, attributes: true});
+};
+"""
+SEEN = "() => window.__seen !== null && window.__evClick !== null"
+
+
+def in_page(pg) -> float:  # type: ignore[no-untyped-def]
+    pg.wait_for_function(SEEN)
+    return float(pg.evaluate("window.__seen - window.__evClick"))
+
+
+Samples = dict[str, list[float]]
+
+
+def app(root: Path, rounds: int) -> Samples:
     from playwright.sync_api import sync_playwright
 
     items = rounds + 1
     fx = build(root / "app", items=items, conditions=1, pages=9, chars=3000, kind="adjudication")
     token = add_annotator(fx.project, "bench", ["initial"])[1]
     server = Server(fx.project.root, free_port())
-    renders: list[float] = []
-    saves: list[float] = []
+    out: Samples = {"render": [], "save": [], "render_wall": [], "save_wall": []}
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
             pg = browser.new_page(viewport={"width": 1400, "height": 1000})
             pg.set_default_timeout(60_000)
+            pg.add_init_script(WATCH)
             pg.goto(server.url(token))
             pg.get_by_text(f"Item J001 (1 of {items})").wait_for()
             seq = 0
@@ -78,14 +120,19 @@ def app(root: Path, rounds: int) -> tuple[list[float], list[float]]:
                     pg.wait_for_function(IDLE)
                     label = pg.locator(f".st-key-cond-{item}-C1 [role=radiogroup] label")
                     target = label.filter(has_text=value).first
+                    seq += 1
+                    pg.evaluate(
+                        "([k, a]) => window.__watch(k, a)", ["text", f"Saved {item} (#{seq},"]
+                    )
                     t0 = time.perf_counter()
                     target.click()
-                    seq += 1
                     pg.get_by_text(f"Saved {item} (#{seq},").wait_for()
-                    saves.append((time.perf_counter() - t0) * 1000)
+                    out["save_wall"].append((time.perf_counter() - t0) * 1000)
+                    out["save"].append(in_page(pg))
                 # Render: Next, until the next item's 9 pages are on screen and the run is over.
                 pg.wait_for_function(IDLE)
                 nxt = f"J{i + 1:03d}"
+                pg.evaluate("([k, a]) => window.__watch(k, a)", ["pages", nxt])
                 t0 = time.perf_counter()
                 pg.get_by_role("button", name="Next").click()
                 pg.wait_for_function(
@@ -93,31 +140,41 @@ def app(root: Path, rounds: int) -> tuple[list[float], list[float]]:
                     "`.ev-page[data-page^='${item}-']`).length === n && " + IDLE[6:],
                     arg=[nxt, 9],
                 )
-                renders.append((time.perf_counter() - t0) * 1000)
+                out["render_wall"].append((time.perf_counter() - t0) * 1000)
+                out["render"].append(in_page(pg))
             browser.close()
     finally:
         server.stop()
-    return renders, saves
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30, help="Items to step through.")
     args = parser.parse_args()
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         base = baseline(Path(tmp), 200)
-        renders, saves = app(Path(tmp), args.rounds)
+        got = app(Path(tmp), args.rounds)
+    load_after = os.getloadavg()
+    renders, saves = got["render"], got["save"]
     b = statistics.median(base)
+    print(
+        f"load average (1/5/15 min) before {' '.join(f'{x:.1f}' for x in load_before)}, "
+        f"after {' '.join(f'{x:.1f}' for x in load_after)}; {os.cpu_count()} cores"
+    )
     print(line("baseline: journal append + fsync", base))
-    print(line("app: Next -> item rendered", renders))
-    print(line("app: answer -> 'Saved' shown", saves))
+    print(line("app: Next -> item rendered (in page)", renders))
+    print(line("app: answer -> 'Saved' (in page)", saves))
+    print(line("app: Next -> rendered (wall)", got["render_wall"]))
+    print(line("app: answer -> 'Saved' (wall)", got["save_wall"]))
     print(
         f"ratio save/baseline: median {statistics.median(saves) / b:.1f}x, "
         f"p95 {pct(saves, 0.95) / pct(base, 0.95):.1f}x"
     )
     print(f"ratio render/baseline: median {statistics.median(renders) / b:.1f}x")
     print(
-        f"targets: p95 render <= 300 ms: {'met' if pct(renders, 0.95) <= 300 else 'NOT met'}; "
+        f"targets (in page): p95 render <= 300 ms: {'met' if pct(renders, 0.95) <= 300 else 'NOT met'}; "
         f"p95 save <= 100 ms: {'met' if pct(saves, 0.95) <= 100 else 'NOT met'}"
     )
 

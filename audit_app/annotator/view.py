@@ -43,10 +43,15 @@ from policies.gates import ConditionAnswer
 PageImage = Callable[[str, str | None], bytes | None]
 ImageSource = Callable[[str], PageImage | None]  # packet_id -> renderer (or None)
 
+# Page texts sit in fixed-height boxes with `contain: strict` and `content-visibility: auto`:
+# a change elsewhere on the screen never re-lays them out, and off-screen pages are not
+# laid out or painted at all (an item can show 9 pages of ~3,000 characters per condition).
 PAGE_CSS = """
 <style>
-.ev-page {max-height: 16rem; overflow-y: auto; border: 1px solid #ddd; padding: .5rem;
-  font-family: Georgia, serif; font-size: .92rem; background: #fcfcfa; white-space: normal}
+.ev-page {height: 16rem; overflow-y: auto; border: 1px solid #ddd; padding: .5rem;
+  font-family: Georgia, serif; font-size: .92rem; background: #fcfcfa; white-space: normal;
+  box-sizing: border-box; contain: strict; content-visibility: auto;
+  contain-intrinsic-size: auto 16rem}
 .ev-page mark {background: #ffe066; padding: 0}
 .ev-rubric {border-left: 4px solid #4c78a8; padding: .25rem .75rem; margin-bottom: .5rem}
 .ev-rubric ul {margin: 0 0 .25rem 1rem}
@@ -130,6 +135,7 @@ def _state_from_widgets(session: AnnotatorSession, item_id: str) -> ItemState:
 
 # Fragment keys (`st.fragment(key=...)`), rerun by `_save` after a durable append.
 F_STATUS, F_PROGRESS, F_VERDICT = "ann_f_status", "ann_f_progress", "ann_f_verdict"
+F_ITEM = "ann_f_item"  # the item screen below the heading (nav bar included)
 
 
 def _f_msgs(ckey: str) -> str:
@@ -180,13 +186,23 @@ def _save(
     st.rerun(keys)
 
 
+def _still_allowed() -> None:
+    """Navigation reruns only the item fragment, which does not authenticate: check here
+    and rerun the whole app (which refuses) when the link was revoked meanwhile."""
+    project, token = st.session_state["ann_auth"]
+    if authenticate(project, token) is None:
+        st.rerun()
+
+
 def _go(delta: int) -> None:
+    _still_allowed()
     ss = st.session_state
     session: AnnotatorSession = ss["ann_session"]
     ss["ann_index"] = step(ss["ann_index"], delta, len(session.packet.items))
 
 
 def _jump() -> None:
+    _still_allowed()
     ss = st.session_state
     ss["ann_index"] = ss["ann_packet_items"].index(ss["ann_jump"])
 
@@ -206,9 +222,7 @@ def _init_widgets(item_id: str, session: AnnotatorSession, state: ItemState | No
 
 
 def judging_screen(session: AnnotatorSession, renderer: PageImage | None = None) -> None:
-    ss = st.session_state
     packet = session.packet
-    states: dict[str, ItemState] = ss["ann_states"]
     st.html(PAGE_CSS)
     st.html(shortcut_script(), unsafe_allow_javascript=True)
     total = len(packet.items)
@@ -218,6 +232,16 @@ def judging_screen(session: AnnotatorSession, renderer: PageImage | None = None)
     if total == 0:
         st.info("This packet has no items.")
         return
+    # Navigation reruns only this fragment: the style sheet, the shortcut script and the
+    # heading above stay on screen untouched.
+    st.fragment(_item_screen, key=F_ITEM)(session, renderer)
+
+
+def _item_screen(session: AnnotatorSession, renderer: PageImage | None) -> None:
+    ss = st.session_state
+    packet = session.packet
+    states: dict[str, ItemState] = ss["ann_states"]
+    total = len(packet.items)
     index = ss["ann_index"] = step(ss["ann_index"], 0, total)
     item = packet.items[index]
     item_id = ss["ann_shown"] = str(item["item_id"])
