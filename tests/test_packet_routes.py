@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 import unicodedata
 from pathlib import Path
 
@@ -14,7 +15,15 @@ from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 from rapidfuzz import fuzz, process
 
-from packet_builder.pools import RRF_K, PoolPage, build_pool, cap, expect_targets, fuse
+from packet_builder.pools import (
+    RRF_K,
+    PoolPage,
+    build_pool,
+    cap,
+    expect_targets,
+    fuse,
+    fuse_and_cap,
+)
 from packet_builder.routes.base import Corpus, Target, fast_normalize, tokenize
 from packet_builder.routes.bm25 import BM25Index, BM25Route, query_tokens
 from packet_builder.routes.construction import construction_route
@@ -326,3 +335,98 @@ def test_expect_targets_leaves_pools_unchanged(corpus: Corpus) -> None:
     pages = corpus.doc_pages("docA")
     for target in (TARGET, other):
         assert build_pool(target, plain, pages, 6, 9) == build_pool(target, batched, pages, 6, 9)
+
+
+# --- faster lexical / BM25 / fusion: the same results as the plain definitions
+
+
+def plain_lexical(corpus: Corpus, target: Target) -> list[tuple[int, float]]:
+    """The definition: whole-word regex over every page of the document."""
+    phrases = target.phrases()
+    if not phrases:
+        return []
+    alternation = "|".join(re.escape(p) for p in phrases)
+    pattern = re.compile(rf"(?<!\w)(?:{alternation})(?!\w)")
+    hits = {
+        corpus.pages[r]: float(len(pattern.findall(corpus.norm[r])))
+        for r in corpus.rows(target.doc_id)
+    }
+    return sorted(((p, h) for p, h in hits.items() if h), key=lambda kv: (-kv[1], kv[0]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab -_.é", min_size=1, max_size=6), min_size=1, max_size=3),
+    st.lists(st.text(alphabet="ab -_.é\u00ad", max_size=60), min_size=1, max_size=4),
+)
+def test_lexical_route_equals_plain_regex(names: list[str], texts: list[str]) -> None:
+    corpus = Corpus.from_rows([("d", i + 1, t) for i, t in enumerate(texts)] + [("e", 1, "a b")])
+    target = Target("q", "d", "c", names[0], aliases=tuple(names[1:]))
+    assert LexicalRoute(corpus).rank(target) == plain_lexical(corpus, target)
+
+
+def test_lexical_route_equals_plain_regex_on_garbled_corpus() -> None:
+    rng = random.Random(2)
+    rows = []
+    for d in range(4):
+        phrases, texts = garbled_corpus(200 + d, n_pages=15)
+        # plus exact mentions, one inside a word (no whole-word hit) and one in upper case
+        texts[7] += f" {phrases[0]} and {phrases[1]}, {phrases[0]}."
+        texts[8] += f" x{phrases[2]} {phrases[3].upper()}"
+        rows += [(f"doc{d}", p, t) for p, t in enumerate(texts, start=1)]
+    corpus = Corpus.from_rows(rows)
+    route = LexicalRoute(corpus)
+    found = 0
+    for d in range(4):
+        for _ in range(6):
+            name, *aliases = rng.sample(phrases, 3)
+            target = Target("q", f"doc{d}", "c", name, aliases=tuple(aliases))
+            expected = plain_lexical(corpus, target)
+            assert route.rank(target) == expected
+            found += len(expected)
+    assert found
+
+
+def test_bm25_batched_scores_are_bit_identical(corpus: Corpus) -> None:
+    index = BM25Index.from_corpus(corpus)
+    queries = [
+        query_tokens(TARGET),
+        ["thermal", "thermal", "stress", "unknownword"],
+        tokenize(corpus.texts[0])[:7],
+        [],
+        ["kalo"],
+    ]
+    for doc in ("docA", "docB", "docC"):
+        rows = corpus.rows(doc)
+        many = index.scores_many(queries, rows)
+        for q, row in zip(queries, many, strict=True):
+            assert row.tolist() == index.scores(q, rows).tolist()  # exact, not approx
+    other = Target("q2", "docA", "c2", "thermal stress", requirement="reef heat index")
+    plain, batched = BM25Route(corpus, index), BM25Route(corpus, index)
+    expect_targets([batched], [TARGET, other])
+    for target in (TARGET, other):
+        assert batched.rank(target) == plain.rank(target)
+        scores = index.scores(query_tokens(target), corpus.rows("docA"))
+        pages = corpus.doc_pages("docA")
+        assert plain.rank(target) == sorted(
+            ((p, float(s)) for p, s in zip(pages, scores, strict=True) if s > 0),
+            key=lambda kv: (-kv[1], kv[0]),
+        )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["original", "lexical", "bm25", "fuzzy", "construction", "extra"]),
+        st.lists(st.integers(1, 15), unique=True, max_size=12),
+    ),
+    st.lists(st.integers(1, 15), unique=True, max_size=15),
+    st.integers(0, 6),
+    st.integers(0, 6),
+)
+def test_fuse_and_cap_equals_cap_of_fuse(
+    pages_by_route: dict[str, list[int]], doc_pages: list[int], lo: int, extra: int
+) -> None:
+    rankings = {r: [(p, 1.0) for p in pages] for r, pages in pages_by_route.items()}
+    hi = lo + extra
+    assert fuse_and_cap(rankings, doc_pages, lo, hi) == cap(fuse(rankings), doc_pages, lo, hi)
