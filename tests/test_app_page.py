@@ -204,12 +204,13 @@ def test_a_save_redraws_only_what_it_changed(env) -> None:
     assert "Item J001 is not complete" in partial and "Item J001 (1 of 3)" not in partial
     at.radio(key="w:J001:C2:ans").set_value("no").run()
     assert _pages_sent(at) == [] and not at.radio and len(at.get("progress")) == 1
-    # A quote: that page alone is redrawn (selected, highlighted) with its condition's messages.
+    # A quote: that condition's pages are redrawn (selected, highlighted), not the others.
     at.run()  # AppTest can only reach widgets of the last run's output
     at.text_input(key="w:J001:C1:J001-C1-B:q").input(fx.quotes["J001-C1-B"]).run()
-    assert _pages_sent(at) == ["J001-C1-B"]
+    assert _pages_sent(at) == ["J001-C1-A", "J001-C1-B", "J001-C1-C"]
     assert at.checkbox(key="w:J001:C1:J001-C1-B:sel").value is True
-    assert "<mark>" in next(h.proto.body for h in at.get("html") if "ev-page" in h.proto.body)
+    marked = [h.proto.body for h in at.get("html") if "<mark>" in h.proto.body]
+    assert len(marked) == 1 and 'data-page="J001-C1-B"' in marked[0]
     assert "Item J001 is complete." in _texts(at) and "Saved J001 (#3," in _texts(at)
     assert "1 / 3 items complete" in str(at.get("progress")[0].proto.text)
     # Every one of those saves is on disk, in order.

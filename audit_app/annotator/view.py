@@ -8,7 +8,7 @@ via `audit_app.session`; this module only wires widgets.
 Why fragments: an item shows up to 9 pages of ~3,000 characters per condition.
 A save must not redraw them. The parts that change after a save are keyed
 fragments (the save status, the progress bar, the item verdict, each
-condition's gate messages, each page's selection/quote/highlight), and `_save`
+condition's gate messages, each condition's pages with their selection/quote/highlight), and `_save`
 reruns only the ones it touched (`st.rerun([keys])` from the callback). Only
 navigation (Previous/Next/Go to) reruns the whole screen.
 """
@@ -142,8 +142,8 @@ def _f_msgs(ckey: str) -> str:
     return f"ann_f_msgs_{ckey}"
 
 
-def _f_page(pkey: str) -> str:
-    return f"ann_f_page_{pkey}"
+def _f_pages(ckey: str) -> str:
+    return f"ann_f_pages_{ckey}"
 
 
 def _save(
@@ -152,12 +152,12 @@ def _save(
     """Widget callback: persist the item's full state (append + fsync) before any confirmation.
 
     `ckey`/`pkey` name the condition and page whose widget changed; `quoted` says it was the
-    page's quote box: a quote typed there selects that page (unchecking it later is still possible). Afterwards only
-    the fragments that show something this save changed are rerun.
+    page's quote box: a quote typed there selects that page (unchecking it later is still
+    possible). Afterwards only the fragments that show something this save changed rerun.
     """
     ss = st.session_state
     if item_id != ss.get("ann_shown"):
-        # A widget event for an item that the last full run no longer showed (the browser
+        # A widget event for an item that the last item run no longer showed (the browser
         # can send one late, after navigating): its widget state is gone, so saving it would
         # record a blank draft, and its fragments no longer exist. Ignore it.
         return
@@ -168,7 +168,7 @@ def _save(
             ss[prefix + ":sel"] = True
     keys = [F_STATUS, F_PROGRESS, F_VERDICT]
     keys += [_f_msgs(ckey)] if ckey is not None else []
-    keys += [_f_page(pkey)] if pkey is not None else []
+    keys += [_f_pages(ckey)] if ckey is not None and pkey is not None else []
     project, token = ss["ann_auth"]
     if authenticate(project, token) is None:
         ss["ann_error"] = "NOT saved: this link is no longer valid (revoked). Reload the page."
@@ -328,9 +328,8 @@ def _condition_block(item_id: str, cond: dict[str, Any], renderer: PageImage | N
             args=(item_id, ckey),
         )
         st.fragment(_messages, key=_f_msgs(ckey))(item_id, ckey)
-        for page in cond["pages"]:
-            pkey = str(page["page_key"])
-            st.fragment(_page_block, key=_f_page(pkey))(item_id, ckey, pkey, renderer)
+        pkeys = tuple(str(page["page_key"]) for page in cond["pages"])
+        st.fragment(_pages, key=_f_pages(ckey))(item_id, ckey, pkeys, renderer)
 
 
 def _messages(item_id: str, ckey: str) -> None:
@@ -339,6 +338,13 @@ def _messages(item_id: str, ckey: str) -> None:
     ans = _answer_from_widgets(item_id, ckey, packet.pools(item_id)[ckey])
     for msg in packet.condition_problems(item_id, ckey, ans):
         (st.info if msg == "Answer yes or no." else st.error)(f"{ckey}: {msg}")
+
+
+def _pages(item_id: str, ckey: str, pkeys: tuple[str, ...], renderer: PageImage | None) -> None:
+    """One fragment per condition for its pages: one per page made navigation slower
+    (Next -> rendered) by more than it saved on a quote (benchmarks/app_latency.py)."""
+    for pkey in pkeys:
+        _page_block(item_id, ckey, pkey, renderer)
 
 
 def _page_block(item_id: str, ckey: str, pkey: str, renderer: PageImage | None) -> None:
