@@ -264,7 +264,7 @@ def garbled_corpus(seed: int, n_pages: int = 24) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("threshold", [70.0, 80.0, 90.0])
+@pytest.mark.parametrize("threshold", [30.0, 70.0, 80.0, 90.0])
 def test_filtered_partial_ratio_equals_cdist(seed: int, threshold: float) -> None:
     phrases, texts = garbled_corpus(seed)
     expected = process.cdist(phrases, texts, scorer=fuzz.partial_ratio, score_cutoff=threshold)
