@@ -118,9 +118,14 @@ def fuse_and_cap(
         for rank, (page, _s) in enumerate(rankings[route], start=1):
             score[page] = score.get(page, 0.0) + 1.0 / (rrf_k + rank)
     valid = set(doc_pages)
-    ranked = sorted(score.items(), key=_by_score_then_page)
-    kept = [(i, page) for i, (page, _) in enumerate(ranked, start=1) if page in valid]
-    kept = kept[:max_pages]
+    # (-score, page) tuples sort in C: best score first, ties by page number
+    ranked = sorted([(-s, page) for page, s in score.items()])
+    kept: list[tuple[int, int]] = []
+    for i, (_, page) in enumerate(ranked, start=1):
+        if len(kept) >= max_pages:
+            break
+        if page in valid:
+            kept.append((i, page))
     positions: dict[int, dict[str, int]] = {page: {} for _, page in kept}
     for route in order:
         for rank, (page, _s) in enumerate(rankings[route], start=1):
@@ -134,10 +139,6 @@ def fuse_and_cap(
                 break
             pool.append(PoolPage(page, fused_rank=len(pool) + 1, fill=True))
     return pool
-
-
-def _by_score_then_page(item: tuple[int, float]) -> tuple[float, int]:
-    return (-item[1], item[0])
 
 
 def _route_order(name: str) -> tuple[int, str]:

@@ -154,7 +154,10 @@ class BM25Route:
     # Scores of the current document's queries (targets are pooled document by document);
     # `expect` announces a document's queries so they are scored in one sparse product.
     _doc: str | None = field(default=None, repr=False)
-    _scores: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict, repr=False)
+    # query tokens -> (scores over the document's pages, page order best first)
+    _scores: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict, repr=False
+    )
     _planned: dict[str, set[tuple[str, ...]]] = field(default_factory=dict, repr=False)
 
     def expect(self, targets: Iterable[Target]) -> None:
@@ -172,11 +175,13 @@ class BM25Route:
             self._scores.clear()
         if query not in self._scores:
             todo = sorted({query} | self._planned.pop(target.doc_id, set()))
-            self._scores.update(zip(todo, self.index.scores_many(todo, rows), strict=True))
-        scores = self._scores[query]
-        hit = np.flatnonzero(scores > 0)
-        pages = np.asarray(self.corpus.pages[rows.start : rows.stop], dtype=np.int64)[hit]
-        values = scores[hit]
-        # ranking_from_scores order (score descending, then page) without a Python sort key
-        order = np.lexsort((pages, -values))
-        return list(zip(pages[order].tolist(), values[order].tolist(), strict=True))
+            matrix = self.index.scores_many(todo, rows)
+            # ranking_from_scores order for every query at once: a stable sort of -score keeps
+            # equal scores in row order, which is page order (the corpus is sorted by page).
+            order = np.argsort(-matrix, axis=1, kind="stable")
+            for q, row, idx in zip(todo, matrix, order, strict=True):
+                self._scores[q] = (row, idx)
+        scores, order = self._scores[query]
+        order = order[scores[order] > 0]
+        pages = self.corpus.pages[rows.start : rows.stop]
+        return list(zip([pages[i] for i in order.tolist()], scores[order].tolist(), strict=True))
