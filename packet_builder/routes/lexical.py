@@ -7,9 +7,9 @@ stroke" matches "Isch-\\nemic  Stroke" but not "nonischemic strokes".
 Speed: a whole-word hit of a phrase makes every \\w+ token of the phrase a
 token of the page (the hit is bounded by non-word characters, and so is each
 token inside the phrase). So the regex runs only on the pages of the document
-that hold, for some phrase, that phrase's rarest token (`Corpus.terms`
-postings) and contain a phrase as a plain substring; every other page has no
-hit. Phrases without a \\w token are tried on every page.
+that hold, for some phrase, all of that phrase's tokens (`Corpus.terms`
+postings, cached per document) and contain a phrase as a plain substring;
+every other page has no hit. Phrases without a \\w token are tried on every page.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ class LexicalRoute:
     # phrase -> rows of the current document that can hold it (targets come document by document)
     _doc: str | None = field(default=None, repr=False)
     _rows: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _terms: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
 
     def rank(self, target: Target) -> Ranking:
         phrases = tuple(target.phrases())
@@ -56,6 +57,7 @@ class LexicalRoute:
         if target.doc_id != self._doc:
             self._doc = target.doc_id
             self._rows.clear()
+            self._terms.clear()
         candidates: set[int] = set()
         for phrase in phrases:
             found = self._rows.get(phrase)
@@ -79,6 +81,14 @@ class LexicalRoute:
         tokens = _phrase_words(phrase)
         if not tokens:
             return list(rows)
-        terms = self.corpus.terms()
-        rarest = min(tokens, key=terms.page_count)
-        return [int(r) for r in terms.rows_with(rarest, rows)]
+        sets = sorted((self._term_rows(t, rows) for t in set(tokens)), key=len)
+        return sorted(sets[0].intersection(*sets[1:]))
+
+    def _term_rows(self, term: str, rows: range) -> frozenset[int]:
+        """Rows of the current document whose page has `term` as a token (cached per doc)."""
+        found = self._terms.get(term)
+        if found is None:
+            found = self._terms[term] = frozenset(
+                self.corpus.terms().rows_with(term, rows).tolist()
+            )
+        return found
