@@ -430,3 +430,12 @@ def test_fuse_and_cap_equals_cap_of_fuse(
     rankings = {r: [(p, 1.0) for p in pages] for r, pages in pages_by_route.items()}
     hi = lo + extra
     assert fuse_and_cap(rankings, doc_pages, lo, hi) == cap(fuse(rankings), doc_pages, lo, hi)
+
+
+def test_threads_give_the_same_scores(monkeypatch: pytest.MonkeyPatch) -> None:
+    import packet_builder.routes.fuzzy_filter as fuzzy_filter
+
+    monkeypatch.setattr(fuzzy_filter, "PARALLEL_CELLS", 0)  # thread every LCS matrix
+    phrases, texts = garbled_corpus(4)
+    expected = process.cdist(phrases, texts, scorer=fuzz.partial_ratio, score_cutoff=80.0)
+    assert (partial_ratio_matrix(phrases, texts, 80.0, workers=2) == expected).all()

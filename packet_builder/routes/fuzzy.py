@@ -36,6 +36,8 @@ class FuzzyRoute:
     threshold: float = THRESHOLD
     min_chars: int = MIN_CHARS
     name: str = NAME
+    # rapidfuzz threads for the LCS bound of large documents (-1: all cores); same scores.
+    workers: int = -1
     # Scores and page chunks of the current document only: targets are pooled document by
     # document, and conditions share names and aliases across queries.
     _doc: str | None = field(default=None, repr=False)
@@ -66,7 +68,9 @@ class FuzzyRoute:
             batch = set(missing) | self._planned.pop(target.doc_id, set())
             todo = sorted(batch - self._scores.keys())
             texts = self.corpus.norm[rows.start : rows.stop]
-            matrix = partial_ratio_matrix(todo, texts, self.threshold, self._chunks)
+            matrix = partial_ratio_matrix(
+                todo, texts, self.threshold, self._chunks, workers=self.workers
+            )
             self._scores.update(zip(todo, matrix, strict=True))
         best = np.max([self._scores[p] for p in phrases], axis=0)
         scores = {

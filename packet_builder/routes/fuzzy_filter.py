@@ -50,6 +50,8 @@ from rapidfuzz.distance import LCSseq
 
 # rapidfuzz aligns needles longer than this at common substrings, not at every window.
 MAX_FILTERED_LEN = 64
+# Threads pay off only for big LCS matrices (thread start-up per cdist call).
+PARALLEL_CELLS = 2_000_000
 # Chunk stride in units of L: 1 is tighter but costs more LCS calls; 2 measured fastest.
 STRIDE_FACTOR = 2
 
@@ -149,8 +151,12 @@ def partial_ratio_matrix(
     texts: Sequence[str],
     threshold: float,
     chunk_cache: dict[tuple[int, int], Chunks] | None = None,
+    workers: int = 1,
 ) -> np.ndarray:
     """`cdist(phrases, texts, scorer=partial_ratio, score_cutoff=threshold)`, pages prefiltered.
+
+    `workers` (as in rapidfuzz; -1 = all cores) is used for the LCS bound of
+    large documents only (PARALLEL_CELLS); the result does not depend on it.
 
     `chunk_cache` (band -> Chunks of these `texts`) lets calls on the same
     texts share the cut pages.
@@ -173,7 +179,7 @@ def partial_ratio_matrix(
         chunks = cache.get((lo, hi))
         if chunks is None:
             chunks = cache[(lo, hi)] = Chunks.cut(texts, lo, hi)
-        r, c = _candidates([phrases[i] for i in idx], chunks, threshold)
+        r, c = _candidates([phrases[i] for i in idx], chunks, threshold, workers)
         if chunks.direct:
             r = np.concatenate([r, np.repeat(np.arange(len(idx)), len(chunks.direct))])
             c = np.concatenate([c, np.tile(np.asarray(chunks.direct, np.int64), len(idx))])
@@ -209,7 +215,7 @@ def _nonzero_bytes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _candidates(
-    phrases: list[str], chunks: Chunks, threshold: float
+    phrases: list[str], chunks: Chunks, threshold: float, workers: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
     """(phrase row, page) pairs with a chunk passing both bounds, each pair once."""
     empty = np.zeros(0, dtype=np.int64)
@@ -230,6 +236,7 @@ def _candidates(
             scorer=LCSseq.similarity,
             dtype=np.uint8,  # LCS <= 64 here; a quarter of int32's memory traffic
             score_cutoff=max(edge, 1),
+            workers=workers if len(idx) * len(chunks.texts) >= PARALLEL_CELLS else 1,
         )
         r, k = _nonzero_bytes(lcs)
         keep = chunks.edge[k] | (lcs[r, k] >= interior)
