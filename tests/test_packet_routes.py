@@ -268,14 +268,16 @@ def garbled_corpus(seed: int, n_pages: int = 24) -> tuple[list[str], list[str]]:
 def test_filtered_partial_ratio_equals_cdist(seed: int, threshold: float) -> None:
     phrases, texts = garbled_corpus(seed)
     expected = process.cdist(phrases, texts, scorer=fuzz.partial_ratio, score_cutoff=threshold)
-    got = partial_ratio_matrix(phrases, texts, threshold)
+    got = partial_ratio_matrix(phrases, texts, threshold, min_work=0)
     assert got.dtype == expected.dtype
     assert (got == expected).all()
     assert (expected >= threshold).sum() > len(phrases)  # the corpus does plant matches
     # one phrase at a time with a shared chunk cache: the same numbers
     cache: dict[tuple[int, int], Chunks] = {}
     for i, p in enumerate(phrases):
-        assert (partial_ratio_matrix([p], texts, threshold, cache)[0] == expected[i]).all()
+        assert (
+            partial_ratio_matrix([p], texts, threshold, cache, min_work=0)[0] == expected[i]
+        ).all()
 
 
 @settings(max_examples=150, deadline=None)
@@ -286,7 +288,7 @@ def test_filtered_partial_ratio_equals_cdist(seed: int, threshold: float) -> Non
 def test_filtered_partial_ratio_equals_cdist_small_alphabet(phrase: str, texts: list[str]) -> None:
     # A tiny alphabet puts many windows near the threshold: the bound is tight here.
     expected = process.cdist([phrase], texts, scorer=fuzz.partial_ratio, score_cutoff=80.0)
-    assert (partial_ratio_matrix([phrase], texts, 80.0) == expected).all()
+    assert (partial_ratio_matrix([phrase], texts, 80.0, min_work=0) == expected).all()
 
 
 def test_band_covers_every_filtered_length() -> None:
@@ -308,7 +310,7 @@ def test_fuzzy_route_equals_unfiltered_route_on_garbled_corpus() -> None:
                 Target(f"q{j}", doc, "c1", name, aliases=tuple(aliases[: rng.randint(0, 2)]))
             )
     corpus = Corpus.from_rows(rows)
-    route = FuzzyRoute(corpus)
+    route = FuzzyRoute(corpus, min_filter_work=0)  # always through the prefilter
     expect_targets([route], targets)
     found = 0
     for target in targets:
@@ -322,7 +324,8 @@ def test_fuzzy_route_equals_unfiltered_route_on_garbled_corpus() -> None:
             key=lambda kv: (-kv[1], kv[0]),
         )
         assert route.rank(target) == unfiltered
-        assert FuzzyRoute(corpus).rank(target) == unfiltered  # no expect: same ranking
+        assert FuzzyRoute(corpus).rank(target) == unfiltered  # no expect, default: same
+        assert FuzzyRoute(corpus, min_filter_work=0).rank(target) == unfiltered
         found += len(unfiltered)
     assert found > len(targets)
 
@@ -438,4 +441,4 @@ def test_threads_give_the_same_scores(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fuzzy_filter, "PARALLEL_CELLS", 0)  # thread every LCS matrix
     phrases, texts = garbled_corpus(4)
     expected = process.cdist(phrases, texts, scorer=fuzz.partial_ratio, score_cutoff=80.0)
-    assert (partial_ratio_matrix(phrases, texts, 80.0, workers=2) == expected).all()
+    assert (partial_ratio_matrix(phrases, texts, 80.0, workers=2, min_work=0) == expected).all()

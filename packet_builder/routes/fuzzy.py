@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from packet_builder.routes.base import Corpus, Ranking, Target, ranking_from_scores
-from packet_builder.routes.fuzzy_filter import Chunks, partial_ratio_matrix
+from packet_builder.routes.fuzzy_filter import MIN_FILTER_WORK, Chunks, partial_ratio_matrix
 
 NAME = "fuzzy"
 THRESHOLD = 80.0
@@ -38,6 +38,8 @@ class FuzzyRoute:
     name: str = NAME
     # rapidfuzz threads for the LCS bound of large documents (-1: all cores); same scores.
     workers: int = -1
+    # Below this much phrase x page text a band is scored without the prefilter (same scores).
+    min_filter_work: int = MIN_FILTER_WORK
     # Scores and page chunks of the current document only: targets are pooled document by
     # document, and conditions share names and aliases across queries.
     _doc: str | None = field(default=None, repr=False)
@@ -69,7 +71,12 @@ class FuzzyRoute:
             todo = sorted(batch - self._scores.keys())
             texts = self.corpus.norm[rows.start : rows.stop]
             matrix = partial_ratio_matrix(
-                todo, texts, self.threshold, self._chunks, workers=self.workers
+                todo,
+                texts,
+                self.threshold,
+                self._chunks,
+                workers=self.workers,
+                min_work=self.min_filter_work,
             )
             self._scores.update(zip(todo, matrix, strict=True))
         best = np.max([self._scores[p] for p in phrases], axis=0)

@@ -50,6 +50,9 @@ from rapidfuzz.distance import LCSseq
 
 # rapidfuzz aligns needles longer than this at common substrings, not at every window.
 MAX_FILTERED_LEN = 64
+# Below this many phrase x page characters a band is scored directly: cutting the pages
+# costs more than it saves for a phrase or two on a short document (a cold document).
+MIN_FILTER_WORK = 250_000
 # Threads pay off only for big LCS matrices (thread start-up per cdist call).
 PARALLEL_CELLS = 2_000_000
 # Chunk stride in units of L: 1 is tighter but costs more LCS calls; 2 measured fastest.
@@ -152,11 +155,14 @@ def partial_ratio_matrix(
     threshold: float,
     chunk_cache: dict[tuple[int, int], Chunks] | None = None,
     workers: int = 1,
+    min_work: int = MIN_FILTER_WORK,
 ) -> np.ndarray:
     """`cdist(phrases, texts, scorer=partial_ratio, score_cutoff=threshold)`, pages prefiltered.
 
     `workers` (as in rapidfuzz; -1 = all cores) is used for the LCS bound of
     large documents only (PARALLEL_CELLS); the result does not depend on it.
+    Bands with less than `min_work` phrase x page characters and no chunks cut
+    yet are scored directly (same result, less set-up for a cold document).
 
     `chunk_cache` (band -> Chunks of these `texts`) lets calls on the same
     texts share the cut pages.
@@ -168,10 +174,12 @@ def partial_ratio_matrix(
     for i, p in enumerate(phrases):
         by_band.setdefault(band(len(p)), []).append(i)
     cache = chunk_cache if chunk_cache is not None else {}
+    total_chars = sum(map(len, texts))
     rows: list[np.ndarray] = []
     cols: list[np.ndarray] = []
     for (lo, hi), idx in by_band.items():
-        if lo == 0 or hi > MAX_FILTERED_LEN:
+        small = (lo, hi) not in cache and len(idx) * total_chars < min_work
+        if lo == 0 or hi > MAX_FILTERED_LEN or small:
             out[idx] = process.cdist(
                 [phrases[i] for i in idx], texts, scorer=fuzz.partial_ratio, score_cutoff=threshold
             )
