@@ -28,7 +28,7 @@ from packet_builder.blinding import BuiltCondition, BuiltItem, blind
 from packet_builder.challenge import promotions, split_targets
 from packet_builder.leaks import ordinary_values
 from packet_builder.packets import PacketRow, check_name, earlier_packets, register
-from packet_builder.pools import build_pool
+from packet_builder.pools import build_pool, expect_targets
 from packet_builder.project import Project
 from packet_builder.records import Condition, Query
 from packet_builder.routes.base import ROUTE_NAMES, Corpus, Route, Target
@@ -342,6 +342,16 @@ def build(project: Project, spec: BuildSpec) -> BuildResult:
     items: list[BuiltItem] = []
     # Pool document by document (route caches are per document); item order is set by blind().
     by_doc = sorted(selection.pairs, key=lambda p: (p[1], p[0].query_id))
+    # Batching routes (fuzzy) do a whole document's work at once when told what is coming.
+    expect_targets(
+        routes,
+        [
+            target_for(q, d, c)
+            for q, d, _g, _h, judge, _s, _e in by_doc
+            for c in q.conditions
+            if c.condition_id in judge
+        ],
+    )
     for query, doc_id, grade, order_hash, judge, status, extra in progress(
         by_doc, desc="pools", quiet=spec.quiet
     ):
