@@ -50,7 +50,10 @@ def normalize_with_map(text: str) -> Normalized:
         # Soft hyphen (U+00AD) is invisible in rendered text: drop it rather than map to '-'.
         if cluster == "\u00ad":
             continue
-        mapped = unicodedata.normalize("NFKC", cluster).casefold().translate(_TRANSLATE)
+        # Unify quotes/dashes before NFKC too: NFKC would turn U+00B4 into space + combining
+        # accent and U+2033 into two primes before the table could see them.
+        pre = cluster.translate(_TRANSLATE)
+        mapped = unicodedata.normalize("NFKC", pre).casefold().translate(_TRANSLATE)
         for ch in mapped:
             chars.append(ch)
             origin.append(start)

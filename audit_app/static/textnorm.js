@@ -230,7 +230,8 @@ const CASEFOLD_MULTI = [
     for (const [start, cluster] of clusters(Array.from(text))) {
       // Soft hyphen is invisible in rendered text: drop it rather than map it to '-'.
       if (cluster === "\u00ad") continue;
-      const mapped = translate(casefold(cluster.normalize("NFKC")));
+      // Unify quotes/dashes before NFKC too (as the Python side does).
+      const mapped = translate(casefold(translate(cluster).normalize("NFKC")));
       for (const ch of mapped) {
         chars.push(ch);
         origin.push(start);

@@ -35,8 +35,9 @@ def fast_normalize(text: str) -> str:
     `textnorm.normalize` on the shared vectors and on generated text; the only
     known difference is a soft hyphen directly followed by a combining mark.
     """
-    text = unicodedata.normalize("NFKC", text.replace("\u00ad", "")).casefold()
-    text = text.translate(_TRANSLATE)
+    # Quotes/dashes are unified before NFKC as well as after, like textnorm.
+    text = text.replace("\u00ad", "").translate(_TRANSLATE)
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_TRANSLATE)
     if "-" in text:
         text = _HYPHEN_BREAK.sub("", text)
     # str.split() splits on exactly the characters str.isspace() accepts, like textnorm.
