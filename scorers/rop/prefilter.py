@@ -2,8 +2,8 @@
 
 A returned id can resolve to the row's target object only if it *equals* one of
 the raw ids that resolve to that object (its members and its canonical id). Each
-string gets a cheap fingerprint read straight from the Arrow buffers (length and
-last two bytes); equal strings have equal fingerprints, so an id whose fingerprint
+string gets a cheap fingerprint read straight from the Arrow buffers (its last
+four bytes and its length); equal strings have equal fingerprints, so an id whose fingerprint
 matches none of its target's raw ids cannot match, and only the few remaining
 candidates are looked up in the resolver's hash table. Results are exactly those
 of resolving every id; the saving is in hash lookups, the dominant cost.
@@ -20,10 +20,12 @@ _MAX_RAW_PER_OBJECT = 8  # beyond this many raw ids per object, resolve everythi
 
 
 def fingerprints(arr: pa.Array) -> np.ndarray | None:
-    """int32 per quoted string ``"..."``: length, and the last two bytes before the quote.
+    """int32 per string: its last four bytes (one unaligned word) XOR its length.
 
     None unless `arr` is a string array without nulls whose strings are all at
-    least 3 bytes long (true of JSON-quoted non-empty ids).
+    least 4 bytes long (JSON-quoted ids ``"..."`` of two characters or more). One
+    gather per string, straight from the Arrow buffers; equal strings have equal
+    fingerprints, collisions only cost lookups.
     """
     if not isinstance(arr, pa.Array) or arr.type != pa.string() or arr.null_count:
         return None
@@ -34,12 +36,11 @@ def fingerprints(arr: pa.Array) -> np.ndarray | None:
     off = np.frombuffer(off_buf, dtype=np.int32)[arr.offset : arr.offset + n + 1]
     end = off[1:]
     lengths = end - off[:-1]
-    if int(lengths.min()) < 3:
+    if int(lengths.min()) < 4:
         return None
-    data = np.frombuffer(data_buf, dtype=np.uint8)
-    fp = (lengths & 0x7FFF) << 16  # equal strings, equal fingerprints: collisions only cost
-    fp |= data[end - 2].astype(np.int32) << 8
-    fp |= data[end - 3]
+    # words[i] = bytes i..i+3 as one little-endian int32 (a strided view, no copy)
+    words = np.ndarray(shape=(data_buf.size - 3,), dtype="<i4", buffer=data_buf, strides=(1,))
+    fp: np.ndarray = (words[end - 4] ^ lengths) & 0x7FFFFFFF  # never -1, the table's pad
     return fp
 
 
