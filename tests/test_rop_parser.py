@@ -9,13 +9,16 @@ spellings, escapes, BOM) must be handed to the line-by-line parser.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorers.rop import evaluate_reference, validate
 from scorers.rop.columns import finish, python_columns
-from scorers.rop.duck_rows import fast_rows
+from scorers.rop.duck_rows import _GUARDS, _line_table, fast_rows
 from scorers.rop.evaluate import evaluate
 from scorers.rop.membership import assign_verdicts
 from tests.test_rop_helpers import bundle
@@ -259,3 +262,46 @@ def test_fingerprint_collisions_are_resolved_exactly() -> None:
     assert assign_verdicts(fast, decl.resolver, 2, "any").tolist() == [6, 5, 6, 6, 6, 5]
     ref = evaluate_reference(decl, check.records).to_json()
     assert evaluate(data, files, "decl.json").to_json()["record_verdicts"] == ref["record_verdicts"]
+
+
+_GUARD_ALPHABET = [
+    ",",
+    ":",
+    "[",
+    "]",
+    "{",
+    "}",
+    " ",
+    "\t",
+    "\r",
+    "\x0b",
+    "-",
+    "+",
+    "n",
+    "N",
+    "a",
+    "A",
+    "i",
+    "I",
+    "f",
+    "F",
+    '"',
+    "0",
+    "x",
+    "nan",
+    "inf",
+    "Infinity",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_GUARD_ALPHABET), max_size=40).map("".join))
+def test_guard_byte_flag_covers_every_guard_match(text: str) -> None:
+    # The cheap byte test must flag every line a guard's regular expression matches
+    # (bytes `\s` is [ \t\n\r\f\v], a superset of RE2's [\t\n\f\r ]).
+    line = ('{"a": ' + text + "}\n").encode()
+    table, _, _ = _line_table(b'{"ok": 1}\n' + line + b'{"ok": 2}')
+    flags = table.column("g").to_pylist()
+    if any(re.search(g.encode(), line) for g in _GUARDS):
+        assert flags[1]
+    assert flags[0] is False and flags[2] is False

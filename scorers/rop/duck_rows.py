@@ -66,7 +66,10 @@ def _put(tree: dict[str, Any], path: tuple[str, ...], leaf: Any) -> None:
 
 
 def _query(id_path: tuple[str, ...], decl: Declaration | None) -> str:
-    """SQL over table `lines`: line index, has-backslash flag, the strict structure `j`."""
+    """SQL over table `lines`: line index, has-backslash flag, the strict structure `j`.
+
+    The guards' regular expressions only run on lines flagged `g` (a cheap byte test).
+    """
     tree: dict[str, Any] = {}
     _put(tree, id_path, "JSON")
     if decl is not None:
@@ -80,17 +83,38 @@ def _query(id_path: tuple[str, ...], decl: Declaration | None) -> str:
     guards = " OR ".join(f"regexp_matches(line, {_sql_str(g)})" for g in _GUARDS)
     return f"""
         SELECT i, contains(line, '\\') AS bs,
-               CASE WHEN {guards} THEN NULL
+               CASE WHEN g AND ({guards}) THEN NULL
                     ELSE try(json_transform_strict(line, {structure})) END AS j
         FROM lines"""
 
 
-def _newlines(data: bytes) -> np.ndarray:
-    """Offsets of every b"\\n", scanned in blocks on all cores (NumPy releases the GIL)."""
+def _pairs(block: np.ndarray) -> np.ndarray:
+    """Offsets k where bytes (k, k + 1) of `block` may start a guard's match.
+
+    Every match of a guard holds such a pair: before ``n``/``N``/``i``/``I`` (nan,
+    inf) comes a separator ``,:[``, whitespace or a sign; before ``]``/``}`` (a
+    trailing comma) comes ``,`` or whitespace. The test is a superset (any byte up
+    to space, ``(`` to ``/``, ``:`` or ``[``, then one of ``nNiI]}``); a line with
+    such a pair only goes on to the exact regular expressions.
+    """
+    low = block[1:] | 0x20  # N->n, I->i, ]->}
+    second = (low == 110) | (low == 105) | (low == 125)
+    if not second.any():
+        return np.zeros(0, dtype=np.int64)
+    first = block[:-1]
+    first = (first <= 32) | ((first & 0xF8) == 40) | (first == 58) | (first == 91)
+    return np.flatnonzero(first & second)
+
+
+def _scan(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets of every b"\n", offsets of the second byte of every guard pair), scanned
+    in blocks on all cores (NumPy releases the GIL)."""
     arr = np.frombuffer(data, dtype=np.uint8)
 
-    def scan(start: int) -> np.ndarray:
-        return np.flatnonzero(arr[start : start + _SCAN_BLOCK] == 10) + start
+    def scan(start: int) -> tuple[np.ndarray, np.ndarray]:
+        block = arr[start : start + _SCAN_BLOCK + 1]  # one byte more: pairs across blocks
+        nl = np.flatnonzero(block[:_SCAN_BLOCK] == 10) + start
+        return nl, _pairs(block) + (start + 1)
 
     starts = range(0, len(arr), _SCAN_BLOCK)
     workers = min(os.cpu_count() or 1, 8, max(len(starts), 1))
@@ -99,12 +123,16 @@ def _newlines(data: bytes) -> np.ndarray:
     else:
         with ThreadPoolExecutor(workers) as pool:
             parts = list(pool.map(scan, starts))
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
 
 
 def _line_table(data: bytes) -> tuple[pa.Table, np.ndarray, np.ndarray]:
-    """(table of `i`, `line` in batches, line starts, line ends) for the lines of `data`."""
-    nl = _newlines(data).astype(np.int64)
+    """(table of `i`, `line`, `g` in batches, line starts, line ends) for the lines of
+    `data`; `g` marks the lines holding a guard pair (see `_pairs`)."""
+    nl, pairs = _scan(data)
+    nl = nl.astype(np.int64)
     starts = np.concatenate([[0], nl + 1]).astype(np.int64)
     ends = np.concatenate([nl, [len(data)]]).astype(np.int64)
     if len(starts) and starts[-1] == len(data):  # nothing after the final newline
@@ -113,13 +141,18 @@ def _line_table(data: bytes) -> tuple[pa.Table, np.ndarray, np.ndarray]:
     offsets = np.append(starts, len(data)).astype(np.int64)  # a line keeps its b"\n"
     lines = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
     index = pa.array(np.arange(n, dtype=np.int64))
+    guarded = np.zeros(n, dtype=bool)
+    if len(pairs) and n:  # the line holding the pair's second byte
+        guarded[np.searchsorted(starts, pairs, side="right") - 1] = True
+    flags = pa.array(guarded)
     batches = [
         pa.RecordBatch.from_arrays(
-            [index.slice(k, _BATCH_ROWS), lines.slice(k, _BATCH_ROWS)], ["i", "line"]
+            [index.slice(k, _BATCH_ROWS), lines.slice(k, _BATCH_ROWS), flags.slice(k, _BATCH_ROWS)],
+            ["i", "line", "g"],
         )
         for k in range(0, n, _BATCH_ROWS)
     ]
-    schema = pa.schema([("i", pa.int64()), ("line", pa.large_string())])
+    schema = pa.schema([("i", pa.int64()), ("line", pa.large_string()), ("g", pa.bool_())])
     return pa.Table.from_batches(batches, schema=schema), starts, ends
 
 
