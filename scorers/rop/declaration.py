@@ -167,9 +167,12 @@ def _sorted_unique_strings(ids: list[Any]) -> bool:
     million ids to Arrow. Anything else answers False (then the item-by-item checks
     decide).
     """
-    if not all(type(v) is str and v for v in ids):
+    if not ids:
+        return True
+    if set(map(type, ids)) != {str}:  # str.__lt__ would answer NotImplemented (truthy)
         return False
-    return all(map(str.__lt__, ids, itertools.islice(ids, 1, None)))
+    # Strictly increasing: only the first id can be "", the smallest string.
+    return ids[0] != "" and all(map(str.__lt__, ids, itertools.islice(ids, 1, None)))
 
 
 def _check_population(pop: Any, name: str, problems: list[str]) -> list[str] | None:
