@@ -38,6 +38,7 @@ from scorers.rop.declaration import Declaration
 from scorers.rop.verdicts import SELECTOR_ERROR
 
 _SCAN_BLOCK = 1 << 22  # newline scan: 4 MiB blocks, one thread per core
+_PAIR_BLOCK = 1 << 18  # guard-pair scan: 256 KiB pieces stay in cache
 _BATCH_ROWS = 1 << 15  # Arrow batches: DuckDB scans them in parallel
 # Trailing commas and non-Python nan/inf spellings (false positives only cost speed).
 # One literal first character per pattern lets RE2 skip ahead with memchr.
@@ -112,9 +113,13 @@ def _scan(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     arr = np.frombuffer(data, dtype=np.uint8)
 
     def scan(start: int) -> tuple[np.ndarray, np.ndarray]:
-        block = arr[start : start + _SCAN_BLOCK + 1]  # one byte more: pairs across blocks
-        nl = np.flatnonzero(block[:_SCAN_BLOCK] == 10) + start
-        return nl, _pairs(block) + (start + 1)
+        nl = np.flatnonzero(arr[start : start + _SCAN_BLOCK] == 10) + start
+        # Pairs in L2-sized pieces (several passes each), one byte more: pairs across pieces
+        stop = min(start + _SCAN_BLOCK, len(arr))
+        found = [
+            _pairs(arr[k : k + _PAIR_BLOCK + 1]) + (k + 1) for k in range(start, stop, _PAIR_BLOCK)
+        ]
+        return nl, np.concatenate(found)
 
     starts = range(0, len(arr), _SCAN_BLOCK)
     workers = min(os.cpu_count() or 1, 8, max(len(starts), 1))
