@@ -330,6 +330,27 @@ def test_fuzzy_route_equals_unfiltered_route_on_garbled_corpus() -> None:
     assert found > len(targets)
 
 
+def test_fuzzy_worker_processes_give_the_same_rankings() -> None:
+    rng = random.Random(12)
+    rows, targets = [], []
+    for d in range(5):
+        phrases, texts = garbled_corpus(200 + d, n_pages=10)
+        rows += [(f"doc{d}", p, t) for p, t in enumerate(texts, start=1)]
+        for j in range(4):
+            name, alias = rng.sample(phrases, 2)
+            targets.append(Target(f"q{j}", f"doc{d}", "c1", name, aliases=(alias,)))
+    corpus = Corpus.from_rows(rows)
+    local = FuzzyRoute(corpus, processes=1, min_filter_work=0)
+    forked = FuzzyRoute(corpus, processes=2, parallel_docs=1, min_filter_work=0)
+    expect_targets([local, forked], targets)
+    assert forked._pending  # the documents went to the worker processes
+    # Out of announced order, plus a target nobody announced: still the same rankings.
+    extra = Target("qx", "doc1", "c9", targets[0].name)
+    for target in [targets[5], *targets, extra]:
+        assert forked.rank(target) == local.rank(target)
+    assert forked._pool is None and not forked._pending  # workers joined
+
+
 def test_expect_targets_leaves_pools_unchanged(corpus: Corpus) -> None:
     other = Target("q2", "docA", "c2", "thermal stres", aliases=("coral bleachlng",))
     plain = [FuzzyRoute(corpus), LexicalRoute(corpus)]
