@@ -32,6 +32,7 @@ from scorers.rop.verdicts import (
 from scorers.rop.witness import file_sha256
 
 _BACKGROUND_HASH = 1 << 24  # files from 16 MiB up are hashed in a background thread
+_NAMES = np.array(RECORD_VERDICTS, dtype=object)  # verdict code -> name
 
 
 @dataclass
@@ -132,7 +133,7 @@ def _hard(check: Validation) -> bool:
 
 def _first_verdicts(ids: list[str], codes: np.ndarray) -> dict[str, str]:
     """{record id: verdict of its first row}; one dict build when no id repeats."""
-    names = [RECORD_VERDICTS[c] for c in codes.tolist()]
+    names = _NAMES[codes].tolist() if len(codes) else []
     verdicts = dict(zip(ids, names, strict=True))
     if len(verdicts) == len(ids):
         return verdicts
@@ -142,8 +143,14 @@ def _first_verdicts(ids: list[str], codes: np.ndarray) -> dict[str, str]:
     return verdicts
 
 
-def _missing(population: list[str], observed: dict[str, str]) -> list[str]:
-    """Expected ids never observed, in population order (hash lookups in Arrow)."""
+def _missing(population: list[str], observed: dict[str, str], ids: list[str]) -> list[str]:
+    """Expected ids never observed, in population order (hash lookups in Arrow).
+
+    Records that list the population in its order (no duplicates, no gaps; a run
+    written by iterating over the sealed population) need one list comparison.
+    """
+    if len(ids) == len(population) and ids == population:
+        return []
     try:
         pop = pa.array(population, type=pa.string())
         seen = pa.array(list(observed), type=pa.string())
@@ -164,7 +171,7 @@ def _account(check: Validation, cols: RecordColumns | None, codes: np.ndarray) -
     missing: list[str] = []
     unexpected: list[str] = []
     if population is not None:
-        missing = _missing(population, record_verdicts)
+        missing = _missing(population, record_verdicts, ids)
         if len(record_verdicts) != len(population) - len(missing):
             expected = set(population)
             unexpected = sorted(r for r in record_verdicts if r not in expected)
