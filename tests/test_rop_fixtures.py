@@ -14,6 +14,7 @@ from scorers.rop import (
     EXIT_CODES,
     RECORD_VERDICTS,
     RUN_STATUSES,
+    evaluate,
     evaluate_reference,
     validate,
 )
@@ -36,6 +37,9 @@ KEYS = (
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_fixture_gives_declared_result(name: str) -> None:
     got = evaluate_declaration_file(EXAMPLES / name / "declaration.json").to_json()
+    # big=0: the records are parsed in a thread while the declaration is validated
+    data, files, where = read_declaration_bundle(EXAMPLES / name / "declaration.json")
+    assert evaluate(data, files, where, big=0).to_json() == got
     want = EXPECTED[name]
     for key in KEYS:
         expected = pytest.approx(want[key]) if key == "pass_fraction" else want[key]

@@ -153,6 +153,8 @@ def _check(rows: list[Any], **kw: Any) -> int:
     for key in ref:
         if key != "problems":
             assert got[key] == ref[key], (key, got[key], ref[key])
+    # big=0: records parsed in a thread while the declaration is validated
+    assert evaluate(data, files, "decl.json", big=0).to_json() == got
     slow = python_columns(check.records, decl.id_path, decl)
     out = fast_rows(check.records, decl.id_path, decl)
     if out is None:  # the whole file went to the line parser (checked by `evaluate` above)

@@ -68,12 +68,17 @@ class RawRows:
 
 def parse_records(data: bytes, id_path: tuple[str, ...], decl: Declaration | None) -> RecordColumns:
     """Columns of a records file; with `decl` None only the record ids are read."""
+    return finish(parse_rows(data, id_path, decl), decl)
+
+
+def parse_rows(data: bytes, id_path: tuple[str, ...], decl: Declaration | None) -> RawRows:
+    """Rows before witness decoding: only `decl`'s paths are used (see `record_shape`)."""
     from scorers.rop.duck_rows import duck_rows
 
     rows = duck_rows(data, id_path, decl)
     if rows is None:
         rows = python_rows(split_lines(data), id_path, decl)
-    return finish(rows, decl)
+    return rows
 
 
 def python_columns(

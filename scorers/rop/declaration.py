@@ -213,14 +213,17 @@ def validate(
     files: Mapping[str, bytes | None],
     name: str,
     digests: Mapping[str, Callable[[], str]] | None = None,
+    parsed: tuple[Any, list[str]] | None = None,
 ) -> Validation:
     """Schema and semantic checks of a declaration and its referenced files.
 
     `digests` may give, per path, a callable returning that file's SHA-256 (for
-    example the result of a hash already running in another thread).
+    example the result of a hash already running in another thread); `parsed`, the
+    result of `parse_declaration_json(data, name)` when the caller already has it.
     """
     digests = digests or {}
-    raw, problems = parse_declaration_json(data, name)
+    raw, problems = parsed if parsed is not None else parse_declaration_json(data, name)
+    problems = list(problems)
     if problems:
         return Validation(None, problems)
     problems = _schema_problems(raw, name)
@@ -257,18 +260,7 @@ def validate(
 
     if problems or resolver is None or not isinstance(sel, dict):
         return out
-    if "field" in sel:
-        selection = Selection("field", dotted(sel["field"]))
-    elif "alternatives_field" in sel:
-        selection = Selection("alternatives", dotted(sel["alternatives_field"]))
-    else:
-        selection = Selection(
-            "witness",
-            dotted(sel["witness_field"]),
-            dotted(sel["binding_field"]),
-            inverse,
-            sel["inverse_map"]["sha256"],
-        )
+    selection = _selection(sel, inverse)
     pop = raw.get("population")
     output = raw["output"]
     out.declaration = Declaration(
@@ -285,6 +277,60 @@ def validate(
         resolver=resolver,
     )
     return out
+
+
+def _selection(sel: dict[str, Any], inverse: Mapping[str, str] | None) -> Selection:
+    if "field" in sel:
+        return Selection("field", dotted(sel["field"]))
+    if "alternatives_field" in sel:
+        return Selection("alternatives", dotted(sel["alternatives_field"]))
+    return Selection(
+        "witness",
+        dotted(sel["witness_field"]),
+        dotted(sel["binding_field"]),
+        inverse,
+        sel["inverse_map"]["sha256"],
+    )
+
+
+def record_shape(raw: Any) -> Declaration | None:
+    """The paths the records parser reads, from a declaration not yet validated (None when
+    they cannot be read). Only the path fields are real: the evaluator starts parsing with
+    it while validation runs, and keeps that parse only if `same_shape` as the validated
+    declaration."""
+    try:
+        id_field = get_path(raw, ("population", "id_field"))
+        id_path = (
+            dotted(id_field) if isinstance(id_field, str) and id_field else (DEFAULT_ID_FIELD,)
+        )
+        output = raw["output"]
+        return Declaration(
+            declaration_id="",
+            mode=str(raw["mode"]),
+            population_ids=None,
+            population_sha256="",
+            id_path=id_path,
+            selection=_selection(raw["selection"], None),
+            list_path=dotted(output["list_field"]),
+            element_id_field=output["id_field"],
+            cutoff=0,
+            membership="",
+            resolver=Resolver("", (), {}, {}),
+        )
+    except (KeyError, TypeError, AttributeError):
+        return None
+
+
+def same_shape(a: Declaration, b: Declaration) -> bool:
+    """Do the two declarations make the records parser read the same fields?"""
+    return (
+        a.id_path == b.id_path
+        and a.selection.kind == b.selection.kind
+        and a.selection.path == b.selection.path
+        and a.selection.binding_path == b.selection.binding_path
+        and a.list_path == b.list_path
+        and a.element_id_field == b.element_id_field
+    )
 
 
 def is_hard(decl: Declaration) -> bool:

@@ -17,8 +17,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorers.rop.columns import RecordColumns, parse_records
-from scorers.rop.declaration import Validation, validate
+from scorers.rop.columns import RecordColumns, finish, parse_records, parse_rows
+from scorers.rop.declaration import (
+    Validation,
+    parse_declaration_json,
+    record_shape,
+    referenced_paths,
+    same_shape,
+    validate,
+)
 from scorers.rop.membership import assign_verdicts
 from scorers.rop.verdicts import (
     DECLARATION_INVALID,
@@ -100,22 +107,43 @@ def run_status(
     return "RUN_PASS"
 
 
-def evaluate(data: bytes, files: Mapping[str, bytes | None], name: str) -> RopResult:
-    """Evaluate a declaration (`data`) against its referenced files (`files`: path -> bytes)."""
-    # SHA-256 of large files runs in a thread (hashlib releases the GIL) while the
-    # declaration, population and resolver are checked.
-    with ThreadPoolExecutor(1) as pool:
+def evaluate(
+    data: bytes, files: Mapping[str, bytes | None], name: str, *, big: int = _BACKGROUND_HASH
+) -> RopResult:
+    """Evaluate a declaration (`data`) against its referenced files (`files`: path -> bytes).
+
+    Files of `big` bytes or more are hashed (and the records parsed) in threads.
+    """
+    parsed = parse_declaration_json(data, name)
+    raw = parsed[0]
+    shape = record_shape(raw) if isinstance(raw, dict) else None
+    path = referenced_paths(raw).get("records")
+    blob = files.get(path) if path is not None else None
+    # Large files overlap: their SHA-256 (hashlib releases the GIL) and, for a hard-mode
+    # declaration, the records parse (DuckDB and NumPy release it) run in threads while
+    # the declaration, population and resolver are checked. The early parse is kept only
+    # if validation then agrees on the records and on every path it read.
+    with ThreadPoolExecutor(2) as pool:
         digests = {
-            path: pool.submit(file_sha256, blob).result
-            for path, blob in files.items()
-            if blob is not None and len(blob) >= _BACKGROUND_HASH
+            p: pool.submit(file_sha256, b).result
+            for p, b in files.items()
+            if b is not None and len(b) >= big
         }
-        check = validate(data, files, name, digests)
-    decl = check.declaration
-    records = check.records
-    cols: RecordColumns | None = None
-    if records is not None:
-        cols = parse_records(records, check.id_path, decl if _hard(check) else None)
+        early = None
+        if shape is not None and shape.mode == HARD_MODE and blob is not None and len(blob) >= big:
+            early = pool.submit(parse_rows, blob, shape.id_path, shape)
+        check = validate(data, files, name, digests, parsed)
+        decl = check.declaration
+        records = check.records
+        cols: RecordColumns | None = None
+        if records is not None:
+            hard = decl if _hard(check) else None
+            if early is not None and hard is not None and records is blob:
+                assert shape is not None
+                if same_shape(shape, hard):
+                    cols = finish(early.result(), hard)
+            if cols is None:
+                cols = parse_records(records, check.id_path, hard)
     n = cols.n if cols is not None else 0
     if decl is None:
         codes = np.full(n, DECLARATION_INVALID, dtype=np.int8)
