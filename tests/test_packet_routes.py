@@ -351,6 +351,17 @@ def test_fuzzy_worker_processes_give_the_same_rankings() -> None:
     assert forked._pool is None and not forked._pending  # workers joined
 
 
+def test_lexical_route_reuses_rankings_of_repeated_phrases(corpus: Corpus) -> None:
+    same = Target("q9", "docA", "c3", TARGET.name, "another requirement", TARGET.aliases)
+    other = Target("q2", "docA", "c2", "thermal stress")
+    route = LexicalRoute(corpus)
+    first = route.rank(TARGET)
+    first.append((999, 1.0))  # a caller's change does not reach the next target
+    for target in (same, other, TARGET, same):
+        assert route.rank(target) == LexicalRoute(corpus).rank(target)
+    assert route.rank(same) == LexicalRoute(corpus).rank(TARGET) != []
+
+
 def test_expect_targets_leaves_pools_unchanged(corpus: Corpus) -> None:
     other = Target("q2", "docA", "c2", "thermal stres", aliases=("coral bleachlng",))
     plain = [FuzzyRoute(corpus), LexicalRoute(corpus)]

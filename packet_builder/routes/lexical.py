@@ -48,6 +48,9 @@ class LexicalRoute:
     _doc: str | None = field(default=None, repr=False)
     _rows: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _terms: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    # phrases -> ranking in the current document (conditions of different queries often share
+    # name and aliases: about a quarter of the scale benchmark's targets repeat one)
+    _ranked: dict[tuple[str, ...], Ranking] = field(default_factory=dict, repr=False)
 
     def rank(self, target: Target) -> Ranking:
         phrases = tuple(target.phrases())
@@ -58,6 +61,10 @@ class LexicalRoute:
             self._doc = target.doc_id
             self._rows.clear()
             self._terms.clear()
+            self._ranked.clear()
+        done = self._ranked.get(phrases)
+        if done is not None:
+            return list(done)
         candidates: set[int] = set()
         for phrase in phrases:
             found = self._rows.get(phrase)
@@ -75,7 +82,8 @@ class LexicalRoute:
             hits = len(pattern.findall(text))
             if hits:
                 scores[self.corpus.pages[row]] = float(hits)
-        return ranking_from_scores(scores)
+        ranking = self._ranked[phrases] = ranking_from_scores(scores)
+        return list(ranking)
 
     def _phrase_rows(self, phrase: str, rows: range) -> list[int]:
         tokens = _phrase_words(phrase)
