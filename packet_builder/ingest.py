@@ -51,28 +51,21 @@ class IngestReport:
         }
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _extract_pdf(task: tuple[str, str | None]) -> tuple[str, str, list[str] | None, str | None]:
     """Worker: (path, known sha) -> (path, sha, page texts or None if unchanged/skipped, reason)."""
     import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
     path_str, known = task
-    path = Path(path_str)
-    sha = file_sha256(path)
+    # Read once: the same bytes are hashed and parsed.
+    data = Path(path_str).read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
     if sha == known:
         return path_str, sha, None, None
-    if path.stat().st_size == 0:
+    if not data:
         return path_str, sha, None, "empty file"
     try:
-        doc = pymupdf.open(path)
+        doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises several types for broken files
         return path_str, sha, None, f"corrupt PDF ({exc})"
     try:
