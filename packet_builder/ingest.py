@@ -204,10 +204,10 @@ def collect_ocr(ocr_dir: Path, known: dict[str, str]) -> tuple[list[DocPages], i
 
 
 def collect_pages_jsonl(path: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
-    from packet_builder.readers import _json_lines
+    from packet_builder.readers import json_lines
 
     by_doc: dict[str, dict[int, str]] = {}
-    for lineno, obj in _json_lines(path):
+    for lineno, obj in json_lines(path):
         doc_id, page, text = obj.get("doc_id"), obj.get("page"), obj.get("text")
         if not isinstance(doc_id, str) or not doc_id:
             raise InputError("missing string 'doc_id'", file=path, line=lineno)

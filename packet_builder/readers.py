@@ -37,7 +37,7 @@ def _open_lines(path: Path) -> Iterator[tuple[int, str]]:
         raise InputError(f"not UTF-8 text ({exc.reason})", file=path, hint="save as UTF-8") from exc
 
 
-def _json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for lineno, line in _open_lines(path):
         if not line.strip():
             continue
@@ -78,7 +78,7 @@ def read_queries(path: str | Path) -> list[Query]:
     path = Path(path)
     queries: list[Query] = []
     seen: dict[str, int] = {}
-    for lineno, obj in _json_lines(path):
+    for lineno, obj in json_lines(path):
         qid = _req_str(obj, "query_id", path, lineno)
         if qid in seen:
             raise InputError(
@@ -235,6 +235,20 @@ def _arrow_jsonl_qrels(path: Path) -> pd.DataFrame | None:
     return pa.table(dict(zip(QREL_COLUMNS, cols, strict=True))).to_pandas()
 
 
+def _refuse_duplicate_pairs(df: pd.DataFrame, path: Path, message: str, hint: str) -> None:
+    """InputError at the first repeated (query_id, doc_id); message uses {q} and {d}."""
+    dup = df.duplicated(["query_id", "doc_id"], keep="first")
+    if dup.any():
+        i = int(dup.to_numpy().nonzero()[0][0])
+        row = df.iloc[i]
+        raise InputError(
+            message.format(q=row["query_id"], d=row["doc_id"]),
+            file=path,
+            line=_line_of(path, i),
+            hint=hint,
+        )
+
+
 def read_qrels(path: str | Path) -> pd.DataFrame:
     """Qrels as a DataFrame (query_id, doc_id, grade); TREC `qid 0 docid grade` or JSONL."""
     path = Path(path)
@@ -246,7 +260,7 @@ def read_qrels(path: str | Path) -> pd.DataFrame:
         if fast_json is not None:
             return fast_json
         rows = []
-        for lineno, obj in _json_lines(path):
+        for lineno, obj in json_lines(path):
             qid = obj.get("query_id")
             did = obj.get("doc_id")
             grade = obj.get("grade", obj.get("relevance"))
@@ -279,16 +293,10 @@ def read_qrels(path: str | Path) -> pd.DataFrame:
         if bad.any():
             _scan_trec(path, 4, "a TREC qrel (qid 0 docid grade)", [(3, int, "grade")])
         df = pd.DataFrame({"query_id": raw[0], "doc_id": raw[2], "grade": grades.astype("int64")})
-    dup = df.duplicated(["query_id", "doc_id"], keep="first")
-    if dup.any():
-        i = int(dup.to_numpy().nonzero()[0][0])
-        row = df.iloc[i]
-        raise InputError(
-            f"duplicate qrel for query {row['query_id']!r} and document {row['doc_id']!r}",
-            file=path,
-            line=_line_of(path, i),
-            hint="keep one grade per (query, document)",
-        )
+    _refuse_duplicate_pairs(
+        df, path, "duplicate qrel for query {q!r} and document {d!r}",
+        "keep one grade per (query, document)",
+    )  # fmt: skip
     neg = df["grade"] < 0
     if neg.any():
         i = int(neg.to_numpy().nonzero()[0][0])
@@ -334,16 +342,10 @@ def read_run(path: str | Path) -> pd.DataFrame:
             "tag": raw[5],
         }
     )
-    dup = df.duplicated(["query_id", "doc_id"], keep="first")
-    if dup.any():
-        i = int(dup.to_numpy().nonzero()[0][0])
-        row = df.iloc[i]
-        raise InputError(
-            f"document {row['doc_id']!r} appears twice for query {row['query_id']!r}",
-            file=path,
-            line=_line_of(path, i),
-            hint="a run lists each document once per query",
-        )
+    _refuse_duplicate_pairs(
+        df, path, "document {d!r} appears twice for query {q!r}",
+        "a run lists each document once per query",
+    )  # fmt: skip
     return df
 
 
@@ -351,7 +353,7 @@ def read_evidence(path: str | Path) -> list[tuple[int, Evidence]]:
     """Construction evidence lines with their line numbers (for later cross-checks)."""
     path = Path(path)
     out: list[tuple[int, Evidence]] = []
-    for lineno, obj in _json_lines(path):
+    for lineno, obj in json_lines(path):
         qid = _req_str(obj, "query_id", path, lineno)
         did = _req_str(obj, "doc_id", path, lineno)
         cid = _req_str(obj, "condition_id", path, lineno)
