@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from scorers.rop import Declaration, evaluate_reference, validate
 from scorers.rop.columns import RecordColumns, finish, python_columns
-from scorers.rop.duck_rows import fast_rows
 from scorers.rop.evaluate import evaluate
 from scorers.rop.membership import assign_verdicts
+from scorers.rop.scan_rows import fast_rows
 from tests.test_rop_helpers import bundle
 
 RESOLVER = {
@@ -81,7 +81,7 @@ def scenario(draw: st.DrawFn) -> dict[str, Any]:
         rows.append(row)
     if not typed and draw(st.booleans()) and rows:
         rows.insert(draw(st.integers(0, len(rows))), "{broken json\n")
-    if not typed:  # lines DuckDB's JSON parser reads differently from Python's
+    if not typed:  # lines the compiled scan must leave to Python's parser
         for line in draw(st.lists(st.sampled_from(TRICKY), max_size=2)):
             rows.insert(draw(st.integers(0, len(rows))), line)
     return {
@@ -99,7 +99,7 @@ def scenario(draw: st.DrawFn) -> dict[str, Any]:
 def fast_columns(
     data: bytes, id_path: tuple[str, ...], decl: Declaration | None
 ) -> tuple[RecordColumns, int] | None:
-    """The DuckDB parser's columns and how many lines DuckDB itself parsed."""
+    """The compiled scan's columns and how many lines it read itself."""
     out = fast_rows(data, id_path, decl)
     return None if out is None else (finish(out[0], decl), out[1])
 
@@ -158,7 +158,7 @@ def test_fast_path_is_taken_for_well_typed_files() -> None:
     out = fast_columns(check.records, check.declaration.id_path, check.declaration)
     assert out is not None
     fast, n_fast = out
-    assert n_fast == 4  # DuckDB parsed every line
+    assert n_fast == 4  # the scan read every line itself
     verdicts = assign_verdicts(fast, check.declaration.resolver, 2, "any")
     assert verdicts.tolist() == [5, 5, 5, 5]  # PASS: a1 and A resolve to the same object
 

@@ -1,10 +1,11 @@
 """Records file -> columns for the vectorised evaluator.
 
-Two parsers fill the same columns: `scorers.rop.duck_rows` (DuckDB's JSON
-functions over every line, the fast path) and the line-by-line parser here (the
-definition, stdlib `json` per line). The fast path hands every line it cannot
-vouch for to the line-by-line parser, and the two sets of rows are merged in
-file order, so malformed input never changes a verdict, only the speed.
+Two parsers fill the same columns: `scorers.rop.scan_rows` (a compiled scan of
+every line, the fast path for files of `SCAN_MIN` bytes and more) and the
+line-by-line parser here (the definition, stdlib `json` per line). The fast
+path hands every line it cannot vouch for to the line-by-line parser, and the
+two sets of rows are merged in file order, so malformed input never changes a
+verdict, only the speed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from scorers.rop.verdicts import RESOLUTION_ERROR, SELECTOR_ERROR
 from scorers.rop.witness import binding_hash
 
 _HEX = frozenset("0123456789abcdef")
+# From 1 MiB up the compiled scan reads the file (below, loading it costs more than it saves).
+SCAN_MIN = 1 << 20
 Values: TypeAlias = list[str] | pa.Array
 
 
@@ -73,9 +76,9 @@ def parse_records(data: bytes, id_path: tuple[str, ...], decl: Declaration | Non
 
 def parse_rows(data: bytes, id_path: tuple[str, ...], decl: Declaration | None) -> RawRows:
     """Rows before witness decoding: only `decl`'s paths are used (see `record_shape`)."""
-    from scorers.rop.duck_rows import duck_rows
+    from scorers.rop.scan_rows import scan_rows
 
-    rows = duck_rows(data, id_path, decl)
+    rows = scan_rows(data, id_path, decl) if len(data) >= SCAN_MIN else None
     if rows is None:
         rows = python_rows(split_lines(data), id_path, decl)
     return rows
