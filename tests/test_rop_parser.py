@@ -343,6 +343,38 @@ def mutated_file(draw: Any) -> bytes:
     return b"\n".join(lines) + draw(st.sampled_from([b"", b"\n"]))
 
 
+def _mutate(draw: Any, line: bytearray, inside_strings: bool) -> bytearray:
+    """One mutation; with `inside_strings`, at a point inside some string's content."""
+    quotes = [i for i, b in enumerate(line) if b == 34]
+    if inside_strings and len(quotes) >= 2:
+        k = draw(st.integers(0, len(quotes) // 2 - 1))
+        at = draw(st.integers(quotes[2 * k] + 1, quotes[2 * k + 1]))
+    else:
+        at = draw(st.integers(0, len(line)))
+    piece = draw(st.sampled_from(PIECES))
+    stop = min(len(line), at + draw(st.integers(0, 3)))
+    line[at:stop] = piece if draw(st.booleans()) else b""
+    return line
+
+
+@st.composite
+def template_file(draw: Any) -> bytes:
+    """A valid line, then variants of it: the scan's template path (a line that repeats
+    the previous line's bytes between its values) meets near misses of every kind."""
+    base = draw(st.sampled_from(BASE_LINES[:3])).encode()
+    lines = [base]
+    for _ in range(draw(st.integers(1, 6))):
+        line = bytearray(base)
+        for _ in range(draw(st.integers(0, 2))):
+            line = _mutate(draw, line, draw(st.booleans()))
+        edge = draw(st.sampled_from(["", "append", "prepend"]))
+        if edge:  # bytes after the template's last byte, or before its first
+            piece = draw(st.sampled_from([*PIECES, b"}", b" ", b"\r", b"{}"]))
+            line = line + piece if edge == "append" else piece + line
+        lines.append(bytes(line))
+    return b"\n".join(lines) + b"\n"
+
+
 def _declaration(rows: list[bytes], output: dict[str, Any], selection: dict[str, Any]) -> Any:
     data, files = bundle(
         rows, POP, RESOLVER, selection=selection, output=output, id_field="meta.id"
@@ -367,6 +399,15 @@ def test_mutated_lines_read_as_python_reads_them(data: bytes, decl: Any, block: 
     _same_columns(finish(out[0], decl), python_columns(data, decl.id_path, decl))
 
 
+@settings(max_examples=500, deadline=None)
+@given(template_file(), st.sampled_from([DECL_OBJECTS, DECL_PLAIN]))
+def test_lines_near_the_template_read_as_python_reads_them(data: bytes, decl: Any) -> None:
+    scan_rows._BLOCK = 1 << 20  # one block: every line after the first meets a template
+    out = fast_rows(data, decl.id_path, decl)
+    assert out is not None
+    _same_columns(finish(out[0], decl), python_columns(data, decl.id_path, decl))
+
+
 def test_valid_lines_are_read_by_the_scan_itself() -> None:
     # Every unmutated line is valid JSON the scan must accept without the line parser.
     data = ("\n".join(BASE_LINES[:3]) + "\n").encode()
@@ -376,3 +417,23 @@ def test_valid_lines_are_read_by_the_scan_itself() -> None:
     assert out is not None and out[1] == 3
     assert out[0].record_ids == ["r0", "r1", "r2"]
     assert np.diff(out[0].ret_offsets).tolist() == [2, 1, 0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=30))
+def test_fingerprints_read_each_string_alone(values: list[str]) -> None:
+    from scorers.rop.prefilter import fingerprints
+
+    arr = pa.array(values, type=pa.string())
+    try:
+        arr.to_pylist()
+    except UnicodeDecodeError:
+        return
+    got = fingerprints(arr)
+    if sum(len(v.encode("utf-8", "surrogatepass")) for v in values) < 4:
+        assert got is None
+        return
+    assert got is not None
+    for value, fp in zip(values, got.tolist(), strict=True):
+        raw = value.encode("utf-8", "surrogatepass")
+        assert fp == (int.from_bytes(raw[-4:], "little") ^ len(raw)) & 0x7FFFFFFF

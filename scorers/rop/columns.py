@@ -17,7 +17,6 @@ from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorers.rop.declaration import Declaration, get_path
 from scorers.rop.verdicts import RESOLUTION_ERROR, SELECTOR_ERROR
@@ -42,9 +41,6 @@ class RecordColumns:
     ret_ok: np.ndarray  # returned-ID list present and well-formed
     ret_values: Values  # returned raw ids of well-formed rows, flattened in rank order
     ret_offsets: np.ndarray  # row r's ids are ret_values[offsets[r]:offsets[r + 1]]
-    # True: every value in sel_values/ret_values is its JSON text '"' + id + '"' (the
-    # DuckDB parser keeps it so); compare with quoted resolver keys. Record ids are plain.
-    quoted: bool = False
 
     @property
     def n(self) -> int:
@@ -66,7 +62,6 @@ class RawRows:
     ret_ok: np.ndarray
     ret_values: Values
     ret_offsets: np.ndarray
-    quoted: bool = False
 
 
 def parse_records(data: bytes, id_path: tuple[str, ...], decl: Declaration | None) -> RecordColumns:
@@ -198,25 +193,21 @@ def _returned_ids(value: Any, id_field: str | None) -> list[str] | None:
 # ---------------------------------------------------------------- merging and finishing
 
 
-def _arrow(values: Values, quote: bool) -> pa.Array:
+def _arrow(values: Values) -> pa.Array:
     arr = values if isinstance(values, pa.Array) else pa.array(values, type=pa.string())
-    if arr.type != pa.string():
-        arr = arr.cast(pa.string())
-    return pc.binary_join_element_wise('"', arr, '"', "") if quote else arr
+    return arr if arr.type == pa.string() else arr.cast(pa.string())
 
 
-def _concat(a: RawRows, b: RawRows, field: str, quoted: bool) -> Values:
-    """Two parsers' flat values as one array, quoted alike; a Python list if Arrow cannot
-    hold them (lone surrogates are valid in Python strings, not in UTF-8)."""
+def _concat(a: RawRows, b: RawRows, field: str) -> Values:
+    """Two parsers' flat values as one array; a Python list if Arrow cannot hold them
+    (lone surrogates are valid in Python strings, not in UTF-8)."""
     try:
-        parts = [_arrow(getattr(r, field), quoted and not r.quoted) for r in (a, b)]
-        return pa.concat_arrays(parts)
+        return pa.concat_arrays([_arrow(getattr(r, field)) for r in (a, b)])
     except UnicodeEncodeError:
         out: list[str] = []
         for rows in (a, b):
             values = getattr(rows, field)
-            items = values.to_pylist() if isinstance(values, pa.Array) else list(values)
-            out += [f'"{v}"' for v in items] if quoted and not rows.quoted else items
+            out += values.to_pylist() if isinstance(values, pa.Array) else list(values)
         return out
 
 
@@ -241,7 +232,6 @@ def merge_rows(a: RawRows, b: RawRows) -> RawRows:
     if not a.record_ids:
         return replace(b, malformed_lines=malformed)
     na, n = len(a.record_ids), len(a.record_ids) + len(b.record_ids)
-    quoted = a.quoted or b.quoted
     lines = np.concatenate([a.lines, b.lines])
     order = np.argsort(lines, kind="stable")  # new position -> old row
     new_of = np.empty_like(order)
@@ -249,8 +239,8 @@ def merge_rows(a: RawRows, b: RawRows) -> RawRows:
     ids = a.record_ids + b.record_ids
     w = a.witnesses + b.witnesses
     bd = a.bindings + b.bindings
-    sel_values = _concat(a, b, "sel_values", quoted)
-    ret_values = _concat(a, b, "ret_values", quoted)
+    sel_values = _concat(a, b, "sel_values")
+    ret_values = _concat(a, b, "ret_values")
     offsets = np.concatenate([a.ret_offsets, b.ret_offsets[1:] + a.ret_offsets[-1]])
     ret_values, offsets = _regroup(ret_values, offsets, new_of, n)
     return RawRows(
@@ -265,7 +255,6 @@ def merge_rows(a: RawRows, b: RawRows) -> RawRows:
         ret_ok=np.concatenate([a.ret_ok, b.ret_ok])[order],
         ret_values=ret_values,
         ret_offsets=offsets,
-        quoted=quoted,
     )
 
 
@@ -276,7 +265,7 @@ def finish(rows: RawRows, decl: Declaration | None) -> RecordColumns:
         status, decoded, parents = decode_witnesses(
             rows.record_ids, rows.witnesses, rows.bindings, decl
         )
-        values = [f'"{v}"' for v in decoded] if rows.quoted else decoded
+        values = decoded
     return RecordColumns(
         record_ids=rows.record_ids,
         malformed_lines=rows.malformed_lines,
@@ -286,7 +275,6 @@ def finish(rows: RawRows, decl: Declaration | None) -> RecordColumns:
         ret_ok=rows.ret_ok,
         ret_values=rows.ret_values,
         ret_offsets=rows.ret_offsets,
-        quoted=rows.quoted,
     )
 
 

@@ -32,10 +32,10 @@ _LOOKUP_SPLIT = 1 << 21  # ids per thread-share when resolving large arrays
 class _Keys:
     """The resolver's raw ids as a lookup table (Arrow; a dict when Arrow cannot hold them)."""
 
-    def __init__(self, resolver: Resolver, quoted: bool) -> None:
-        self.resolver, self.quoted = resolver, quoted
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
         try:
-            self.arrow: pa.Array | None = resolver.raw_keys(quoted=quoted)
+            self.arrow: pa.Array | None = resolver.raw_keys()
         except UnicodeEncodeError:  # a lone surrogate (JSON "\\ud800") is no UTF-8
             self.arrow = None
 
@@ -58,8 +58,7 @@ class _Keys:
 
     def _dict_codes(self, values: Any) -> np.ndarray:
         items = values.to_pylist() if isinstance(values, pa.Array) else values
-        q = self.quoted
-        index = {(f'"{k}"' if q else k): i for i, k in enumerate(self.resolver.raw_to_canonical)}
+        index = {k: i for i, k in enumerate(self.resolver.raw_to_canonical)}
         return np.fromiter((index.get(v, -1) for v in items), dtype=np.int32, count=len(items))
 
 
@@ -107,7 +106,7 @@ def assign_verdicts(
 ) -> np.ndarray:
     """One verdict code per row (codes index RECORD_VERDICTS), in Table 11 order."""
     n = cols.n
-    keys = _Keys(resolver, cols.quoted)
+    keys = _Keys(resolver)
     to_canon = np.append(resolver.raw_to_canonical_codes(), -1).astype(np.int32)  # -1 -> -1
 
     # SELECTOR_ERROR, then RESOLUTION_ERROR: every acceptable key must resolve.

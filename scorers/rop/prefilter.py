@@ -3,7 +3,7 @@
 A returned id can resolve to the row's target object only if it *equals* one of
 the raw ids that resolve to that object (its members and its canonical id). Each
 string gets a cheap fingerprint read straight from the Arrow buffers (its last
-four bytes and its length); equal strings have equal fingerprints, so an id whose fingerprint
+four bytes, or all of a shorter one, and its length); equal strings have equal fingerprints, so an id whose fingerprint
 matches none of its target's raw ids cannot match, and only the few remaining
 candidates are looked up in the resolver's hash table. Results are exactly those
 of resolving every id; the saving is in hash lookups, the dominant cost.
@@ -20,12 +20,12 @@ _MAX_RAW_PER_OBJECT = 8  # beyond this many raw ids per object, resolve everythi
 
 
 def fingerprints(arr: pa.Array) -> np.ndarray | None:
-    """int32 per string: its last four bytes (one unaligned word) XOR its length.
+    """int32 per string: its last four bytes (one unaligned word) XOR its length; a
+    string shorter than four bytes contributes only its own bytes.
 
-    None unless `arr` is a string array without nulls whose strings are all at
-    least 4 bytes long (JSON-quoted ids ``"..."`` of two characters or more). One
-    gather per string, straight from the Arrow buffers; equal strings have equal
-    fingerprints, collisions only cost lookups.
+    None unless `arr` is a string array without nulls or empty strings holding four
+    bytes or more in all. One gather per string, straight from the Arrow buffers;
+    equal strings have equal fingerprints, collisions only cost lookups.
     """
     if not isinstance(arr, pa.Array) or arr.type != pa.string() or arr.null_count:
         return None
@@ -33,14 +33,24 @@ def fingerprints(arr: pa.Array) -> np.ndarray | None:
     if n == 0:
         return np.zeros(0, dtype=np.int32)
     _, off_buf, data_buf = arr.buffers()
+    if data_buf is None or data_buf.size < 4:
+        return None
     off = np.frombuffer(off_buf, dtype=np.int32)[arr.offset : arr.offset + n + 1]
     end = off[1:]
     lengths = end - off[:-1]
-    if int(lengths.min()) < 4:
+    if int(lengths.min()) < 1:
         return None
     # words[i] = bytes i..i+3 as one little-endian int32 (a strided view, no copy)
     words = np.ndarray(shape=(data_buf.size - 3,), dtype="<i4", buffer=data_buf, strides=(1,))
-    fp: np.ndarray = (words[end - 4] ^ lengths) & 0x7FFFFFFF  # never -1, the table's pad
+    start = np.maximum(end - 4, 0)
+    fp: np.ndarray = words[start]
+    short = np.flatnonzero(lengths < 4)
+    if len(short):  # keep only the string's own bytes of the word
+        size = lengths[short].astype(np.int64)
+        word = fp[short].astype(np.int64) & 0xFFFFFFFF
+        shift = 8 * (end[short] - size - start[short])
+        fp[short] = ((word >> shift) & ((1 << (8 * size)) - 1)).astype(np.int32)
+    fp = (fp ^ lengths) & 0x7FFFFFFF  # never -1, the table's pad
     return fp
 
 

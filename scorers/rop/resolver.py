@@ -29,10 +29,9 @@ class Resolver:
         return self.raw_to_canonical.get(raw)
 
     # Arrays for the vectorised evaluator, built once per resolver.
-    def raw_keys(self, quoted: bool = False) -> pa.Array:
-        """Every raw id in code order; `quoted` gives their JSON text '"' + id + '"'."""
-        keys = list(self.raw_to_canonical)
-        return pa.array([f'"{k}"' for k in keys] if quoted else keys, type=pa.string())
+    def raw_keys(self) -> pa.Array:
+        """Every raw id in code order."""
+        return pa.array(list(self.raw_to_canonical), type=pa.string())
 
     def raw_to_canonical_codes(self) -> np.ndarray:
         code = {c: i for i, c in enumerate(self.canonical)}

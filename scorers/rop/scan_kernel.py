@@ -10,6 +10,11 @@ value or a key on a needed path carries a backslash escape, or a needed key
 occurs twice in one object (Python keeps the last one). The kernel never judges
 a line malformed itself, so a gap in what it accepts costs speed, not verdicts.
 
+An accepted line without escapes becomes the template for the next lines
+(`_match`): a line that repeats the template's bytes between its value strings
+and numbers is accepted after one comparison pass (records written by one
+program repeat their layout), and only the spans are read off the holes.
+
 Needed values are described by a small trie of object keys (built in
 `scorers.rop.scan_rows`). Node kinds:
 
@@ -200,6 +205,108 @@ def _child(
     return -1
 
 
+HOLE_STRING, HOLE_NUMBER = 0, 1
+_MAX_HOLES = 4096  # a line with more value strings and numbers gets no template
+_MAX_TEMPLATE = 1 << 16  # nor does a line longer than this
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hole(
+    holes: np.ndarray, meta: np.ndarray, a: int, b: int, kind: int, action: int, slot: int, esc: int
+) -> None:
+    meta[1] |= esc
+    n = meta[0]
+    if n == holes.shape[0]:
+        meta[2] = 1
+        return
+    holes[n, 0] = a
+    holes[n, 1] = b
+    holes[n, 2] = kind
+    holes[n, 3] = action
+    holes[n, 4] = slot
+    meta[0] = n + 1
+
+
+@njit(cache=True, nogil=True)
+def _match(
+    buf: np.ndarray,
+    p: int,
+    hi: int,
+    row: int,
+    tpl: np.ndarray,
+    tpl_holes: np.ndarray,
+    n_holes: int,
+    tpl_len: int,
+    sc_start: np.ndarray,
+    sc_end: np.ndarray,
+    li_bad: np.ndarray,
+    li_count: np.ndarray,
+    el_start: np.ndarray,
+    el_end: np.ndarray,
+    el_fill: np.ndarray,
+) -> int:
+    """Match the line at p against the template; its end, or -1.
+
+    The template is an OK line without escapes: its bytes (`tpl`) with every value
+    string's content and every number cut out as a hole (tpl_holes rows: start and end
+    in `tpl`, kind, action 0 none / 1 scalar slot / 2 element of a list slot, slot). A
+    line that repeats every byte between the holes and holds escape-free string
+    contents (valid UTF-8, no control bytes) and valid numbers in them is valid JSON
+    with the template's structure -- the same keys, so the same needed values -- and
+    Python reads it so. Only the spans (and empty elements) can differ.
+    """
+    t = 0
+    for h in range(n_holes + 1):
+        stop = tpl_holes[h, 0] if h < n_holes else tpl_len
+        if p + (stop - t) > hi:
+            return -1
+        while t < stop:
+            if buf[p] != tpl[t]:
+                return -1
+            p += 1
+            t += 1
+        if h == n_holes:
+            break
+        t = tpl_holes[h, 1]
+        a = p
+        if tpl_holes[h, 2] == HOLE_NUMBER:
+            if p >= hi:
+                return -1
+            p = _number(buf, p, hi)
+            if p < 0:
+                return -1
+            continue
+        while p < hi:
+            c = buf[p]
+            if _PLAIN[c]:
+                p += 1
+            elif c >= 128:
+                n = _utf8(buf, p, hi)
+                if n == 0:
+                    return -1
+                p += n
+            else:
+                break
+        if p >= hi or buf[p] != 34:
+            return -1
+        action = tpl_holes[h, 3]
+        s = tpl_holes[h, 4]
+        if action == 1:
+            sc_start[row, s] = a
+            sc_end[row, s] = p
+        elif action == 2:
+            if p == a:
+                li_bad[row, s] = 1
+            else:
+                el_start[s, el_fill[s]] = a
+                el_end[s, el_fill[s]] = p
+                el_fill[s] += 1
+                li_count[row, s] += 1
+    if p < hi and buf[p] != 10:
+        return -1
+    return p
+
+
 @njit(cache=True, nogil=True)
 def _line(
     buf: np.ndarray,
@@ -224,6 +331,8 @@ def _line(
     seen: np.ndarray,
     st_obj: np.ndarray,
     st_node: np.ndarray,
+    holes: np.ndarray,
+    meta: np.ndarray,
 ) -> tuple[int, int]:
     """Parse the line starting at p (up to its newline or `end`); returns (status, end of
     an OK or BLANK line). No token reads past a newline: strings refuse control bytes,
@@ -232,7 +341,14 @@ def _line(
     `seen` (per node), `st_obj` and `st_node` (the container stack: object or array,
     and its node) are scratch arrays reused from line to line. Nodes are numbered so
     that the children of node n are first[n]..first[n + 1] - 1.
+
+    The line's value strings and numbers are listed in `holes` (start, end, kind,
+    action, slot per row; see `_match`) and meta = [holes, escapes seen, overflow],
+    so that an OK line can become the template for the next ones.
     """
+    meta[0] = 0
+    meta[1] = 0
+    meta[2] = 0
     p = _ws(buf, p, end)
     if p == end or buf[p] == 10:
         return BLANK, p
@@ -289,6 +405,12 @@ def _line(
             q, esc = _string(buf, p, end)
             if q < 0:
                 return SLOW, p
+            action = 0
+            if k == SCALAR:
+                action = 1
+            elif k in (ELEM_PLAIN, ELEM_ID):
+                action = 2
+            _hole(holes, meta, p + 1, q - 1, HOLE_STRING, action, slot[ctx] if action else 0, esc)
             if k == SCALAR:
                 if esc:
                     return SLOW, p
@@ -316,6 +438,8 @@ def _line(
                 q = _literal(buf, p, end)
             elif c == 45 or (48 <= c <= 57):
                 q = _number(buf, p, end)
+                if q >= 0:
+                    _hole(holes, meta, p, q, HOLE_NUMBER, 0, 0, 0)
             else:
                 return SLOW, p  # NaN, Infinity, garbage: the line parser decides
             if q < 0:
@@ -367,6 +491,7 @@ def _line(
             q, esc = _string(buf, p, end)
             if q < 0:
                 return SLOW, p
+            meta[1] |= esc
             node = st_node[depth - 1]
             ctx = -1
             if node >= 0:
@@ -420,13 +545,39 @@ def scan_block(
     seen = np.zeros(kind.shape[0], dtype=np.uint8)
     st_obj = np.zeros(_MAX_DEPTH, dtype=np.uint8)
     st_node = np.zeros(_MAX_DEPTH, dtype=np.int64)
+    holes = np.zeros((_MAX_HOLES, 5), dtype=np.int64)
+    meta = np.zeros(3, dtype=np.int64)
+    # The template: the last OK line without escapes or bad lists (relative positions).
+    tpl = np.zeros(min(hi - lo, _MAX_TEMPLATE) + 1, dtype=np.uint8)
+    tpl_holes = np.zeros((_MAX_HOLES, 5), dtype=np.int64)
+    tpl_sc = np.zeros(ns, dtype=np.int8)
+    tpl_li = np.zeros(nl, dtype=np.int8)
+    n_holes = -1  # no template yet
+    tpl_len = 0
     p = lo
     for row in range(n_lines):
         mark[:] = el_fill
+        if n_holes >= 0:
+            end = _match(
+                buf, p, hi, row, tpl, tpl_holes, n_holes, tpl_len,
+                sc_start, sc_end, li_bad, li_count, el_start, el_end, el_fill,
+            )  # fmt: skip
+            if end >= 0:
+                sc_type[row, :] = tpl_sc
+                li_type[row, :] = tpl_li
+                starts[row] = p
+                ends[row] = end
+                p = end + 1
+                continue
+            el_fill[:] = mark
+            li_count[row, :] = 0
+            li_bad[row, :] = 0
+            sc_start[row, :] = 0
+            sc_end[row, :] = 0
         st, end = _line(
             buf, p, hi, row, kind, slot, first, key_off, key_len, keys,
             sc_type, sc_start, sc_end, li_type, li_bad, li_count, el_start, el_end, el_fill,
-            seen, st_obj, st_node,
+            seen, st_obj, st_node, holes, meta,
         )  # fmt: skip
         if st == SLOW:  # forget what the line had recorded; find its end
             el_fill[:] = mark
@@ -434,6 +585,16 @@ def scan_block(
             end = p
             while end < hi and buf[end] != 10:
                 end += 1
+        elif st == OK and not (meta[1] or meta[2] or li_bad[row, :].any() or end - p >= tpl.size):
+            # this line (no escapes, no bad list, not too long) becomes the template
+            tpl_len = end - p
+            tpl[:tpl_len] = buf[p:end]
+            n_holes = meta[0]
+            tpl_holes[:n_holes, :] = holes[:n_holes, :]
+            tpl_holes[:n_holes, 0] -= p
+            tpl_holes[:n_holes, 1] -= p
+            tpl_sc[:] = sc_type[row, :]
+            tpl_li[:] = li_type[row, :]
         starts[row] = p
         ends[row] = end
         status[row] = st
