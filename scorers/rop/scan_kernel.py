@@ -3,7 +3,7 @@
 A line is accepted only when it is, byte for byte, a JSON object that Python's
 ``json.loads`` reads the same way: RFC 8259 grammar with JSON whitespace (space,
 tab, CR), strict UTF-8 without encoded surrogates, no control characters in
-strings, at most ``_MAX_DEPTH`` levels, numbers under ``_MAX_NUMBER`` bytes.
+strings, at most ``_MAX_DEPTH`` levels, numbers under ``scan_lexer._MAX_NUMBER`` bytes.
 Every other line -- blank lines aside -- is marked SLOW and left to the line
 parser, which decides whether it is malformed. So are lines where a needed
 value or a key on a needed path carries a backslash escape, or a needed key
@@ -11,7 +11,7 @@ occurs twice in one object (Python keeps the last one). The kernel never judges
 a line malformed itself, so a gap in what it accepts costs speed, not verdicts.
 
 An accepted line without escapes becomes the template for the next lines
-(`_match`): a line that repeats the template's bytes between its value strings
+(`match_template`): a line that repeats the template's bytes between its value strings
 and numbers is accepted after one comparison pass (records written by one
 program repeat their layout), and only the spans are read off the holes.
 
@@ -35,276 +35,23 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from scorers.rop.scan_lexer import child_node, literal_end, number_end, skip_ws, string_end
+from scorers.rop.scan_template import (
+    HOLE_NUMBER,
+    HOLE_STRING,
+    MAX_HOLES,
+    MAX_TEMPLATE,
+    add_hole,
+    match_template,
+)
+
 INTERNAL, SCALAR, LIST_PLAIN, LIST_OBJECTS, ELEM_PLAIN, ELEM_OBJECT, ELEM_ID = range(7)
 OK, BLANK, SLOW = 0, 1, 2  # line status
 ABSENT, STRING, OTHER = 0, 1, 2  # scalar slot type; for list slots STRING means "an array"
 _MAX_DEPTH = 64
-_MAX_NUMBER = 1000  # Python's int() refuses more than 4,300 digits; leave long ones to it
-
-# Bytes that stand for themselves inside a string (printable ASCII but the quote and the
-# backslash): one table load per byte in the scan's hot loop.
-_PLAIN = np.zeros(256, dtype=np.uint8)
-_PLAIN[32:128] = 1
-_PLAIN[34] = _PLAIN[92] = 0
-
 # Scan results: (line status, line start, line end, scalar type/start/end [line, slot],
 # list type/bad/count [line, slot], element start/end [slot, k], number of lines)
 Block = tuple[Any, ...]
-
-
-@njit(cache=True, nogil=True)
-def _utf8(buf: np.ndarray, p: int, end: int) -> int:
-    """Length of the valid UTF-8 sequence starting at p (a byte >= 0x80), or 0."""
-    c = buf[p]
-    if 0xC2 <= c <= 0xDF:
-        n, lo, hi = 1, 0x80, 0xBF
-    elif c == 0xE0:
-        n, lo, hi = 2, 0xA0, 0xBF
-    elif c == 0xED:  # U+D800..U+DFFF encoded: Python reads them only with surrogatepass
-        n, lo, hi = 2, 0x80, 0x9F
-    elif 0xE1 <= c <= 0xEF:
-        n, lo, hi = 2, 0x80, 0xBF
-    elif c == 0xF0:
-        n, lo, hi = 3, 0x90, 0xBF
-    elif 0xF1 <= c <= 0xF3:
-        n, lo, hi = 3, 0x80, 0xBF
-    elif c == 0xF4:
-        n, lo, hi = 3, 0x80, 0x8F
-    else:
-        return 0
-    if p + n >= end:
-        return 0
-    if not (lo <= buf[p + 1] <= hi):
-        return 0
-    for k in range(2, n + 1):
-        if not (0x80 <= buf[p + k] <= 0xBF):
-            return 0
-    return n + 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _string(buf: np.ndarray, p: int, end: int) -> tuple[int, int]:
-    """Scan the string whose opening quote is at p: (position after the closing quote,
-    1 if it holds a backslash escape), or (-1, 0) when Python might read it differently."""
-    p += 1
-    esc = 0
-    while p < end:
-        c = buf[p]
-        if _PLAIN[c]:
-            p += 1
-            continue
-        if c == 34:
-            return p + 1, esc
-        if c == 92:
-            esc = 1
-            if p + 1 >= end:
-                return -1, 0
-            d = buf[p + 1]
-            if d == 117:  # \uXXXX
-                if p + 5 >= end:
-                    return -1, 0
-                for k in range(2, 6):
-                    h = buf[p + k]
-                    if not ((48 <= h <= 57) or (65 <= h <= 70) or (97 <= h <= 102)):
-                        return -1, 0
-                p += 6
-            elif d in (34, 92, 47, 98, 102, 110, 114, 116):
-                p += 2
-            else:
-                return -1, 0
-        elif c < 32:
-            return -1, 0
-        elif c >= 128:
-            n = _utf8(buf, p, end)
-            if n == 0:
-                return -1, 0
-            p += n
-        else:
-            p += 1
-    return -1, 0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _number(buf: np.ndarray, p: int, end: int) -> int:
-    """Position after the JSON number at p, or -1."""
-    start = p
-    if buf[p] == 45:
-        p += 1
-    if p >= end:
-        return -1
-    if buf[p] == 48:
-        p += 1
-    elif 49 <= buf[p] <= 57:
-        while p < end and 48 <= buf[p] <= 57:
-            p += 1
-    else:
-        return -1
-    if p < end and buf[p] == 46:
-        p += 1
-        if p >= end or not (48 <= buf[p] <= 57):
-            return -1
-        while p < end and 48 <= buf[p] <= 57:
-            p += 1
-    if p < end and (buf[p] == 101 or buf[p] == 69):
-        p += 1
-        if p < end and (buf[p] == 43 or buf[p] == 45):
-            p += 1
-        if p >= end or not (48 <= buf[p] <= 57):
-            return -1
-        while p < end and 48 <= buf[p] <= 57:
-            p += 1
-    if p - start > _MAX_NUMBER:
-        return -1
-    return p
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _literal(buf: np.ndarray, p: int, end: int) -> int:
-    """Position after ``true``, ``false`` or ``null`` at p, or -1."""
-    c = buf[p]
-    if c == 116 and p + 4 <= end:  # true
-        if buf[p + 1] == 114 and buf[p + 2] == 117 and buf[p + 3] == 101:
-            return p + 4
-    elif c == 102 and p + 5 <= end:  # false
-        if buf[p + 1] == 97 and buf[p + 2] == 108 and buf[p + 3] == 115 and buf[p + 4] == 101:
-            return p + 5
-    elif c == 110 and p + 4 <= end:  # null
-        return p + 4 if buf[p + 1] == 117 and buf[p + 2] == 108 and buf[p + 3] == 108 else -1
-    return -1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _ws(buf: np.ndarray, p: int, end: int) -> int:
-    while p < end and (buf[p] == 32 or buf[p] == 9 or buf[p] == 13):
-        p += 1
-    return p
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _child(
-    buf: np.ndarray,
-    s: int,
-    e: int,
-    node: int,
-    first: np.ndarray,
-    key_off: np.ndarray,
-    key_len: np.ndarray,
-    keys: np.ndarray,
-) -> int:
-    """The child of `node` whose key is buf[s:e], or -1 (children of n: first[n]..first[n+1])."""
-    for c in range(first[node], first[node + 1]):
-        if key_len[c] != e - s:
-            continue
-        same = True
-        for k in range(e - s):
-            if buf[s + k] != keys[key_off[c] + k]:
-                same = False
-                break
-        if same:
-            return c
-    return -1
-
-
-HOLE_STRING, HOLE_NUMBER = 0, 1
-_MAX_HOLES = 4096  # a line with more value strings and numbers gets no template
-_MAX_TEMPLATE = 1 << 16  # nor does a line longer than this
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _hole(
-    holes: np.ndarray, meta: np.ndarray, a: int, b: int, kind: int, action: int, slot: int, esc: int
-) -> None:
-    meta[1] |= esc
-    n = meta[0]
-    if n == holes.shape[0]:
-        meta[2] = 1
-        return
-    holes[n, 0] = a
-    holes[n, 1] = b
-    holes[n, 2] = kind
-    holes[n, 3] = action
-    holes[n, 4] = slot
-    meta[0] = n + 1
-
-
-@njit(cache=True, nogil=True)
-def _match(
-    buf: np.ndarray,
-    p: int,
-    hi: int,
-    row: int,
-    tpl: np.ndarray,
-    tpl_holes: np.ndarray,
-    n_holes: int,
-    tpl_len: int,
-    sc_start: np.ndarray,
-    sc_end: np.ndarray,
-    li_bad: np.ndarray,
-    li_count: np.ndarray,
-    el_start: np.ndarray,
-    el_end: np.ndarray,
-    el_fill: np.ndarray,
-) -> int:
-    """Match the line at p against the template; its end, or -1.
-
-    The template is an OK line without escapes: its bytes (`tpl`) with every value
-    string's content and every number cut out as a hole (tpl_holes rows: start and end
-    in `tpl`, kind, action 0 none / 1 scalar slot / 2 element of a list slot, slot). A
-    line that repeats every byte between the holes and holds escape-free string
-    contents (valid UTF-8, no control bytes) and valid numbers in them is valid JSON
-    with the template's structure -- the same keys, so the same needed values -- and
-    Python reads it so. Only the spans (and empty elements) can differ.
-    """
-    t = 0
-    for h in range(n_holes + 1):
-        stop = tpl_holes[h, 0] if h < n_holes else tpl_len
-        if p + (stop - t) > hi:
-            return -1
-        while t < stop:
-            if buf[p] != tpl[t]:
-                return -1
-            p += 1
-            t += 1
-        if h == n_holes:
-            break
-        t = tpl_holes[h, 1]
-        a = p
-        if tpl_holes[h, 2] == HOLE_NUMBER:
-            if p >= hi:
-                return -1
-            p = _number(buf, p, hi)
-            if p < 0:
-                return -1
-            continue
-        while p < hi:
-            c = buf[p]
-            if _PLAIN[c]:
-                p += 1
-            elif c >= 128:
-                n = _utf8(buf, p, hi)
-                if n == 0:
-                    return -1
-                p += n
-            else:
-                break
-        if p >= hi or buf[p] != 34:
-            return -1
-        action = tpl_holes[h, 3]
-        s = tpl_holes[h, 4]
-        if action == 1:
-            sc_start[row, s] = a
-            sc_end[row, s] = p
-        elif action == 2:
-            if p == a:
-                li_bad[row, s] = 1
-            else:
-                el_start[s, el_fill[s]] = a
-                el_end[s, el_fill[s]] = p
-                el_fill[s] += 1
-                li_count[row, s] += 1
-    if p < hi and buf[p] != 10:
-        return -1
-    return p
 
 
 @njit(cache=True, nogil=True)
@@ -343,13 +90,13 @@ def _line(
     that the children of node n are first[n]..first[n + 1] - 1.
 
     The line's value strings and numbers are listed in `holes` (start, end, kind,
-    action, slot per row; see `_match`) and meta = [holes, escapes seen, overflow],
+    action, slot per row; see `match_template`) and meta = [holes, escapes seen, overflow],
     so that an OK line can become the template for the next ones.
     """
     meta[0] = 0
     meta[1] = 0
     meta[2] = 0
-    p = _ws(buf, p, end)
+    p = skip_ws(buf, p, end)
     if p == end or buf[p] == 10:
         return BLANK, p
     if buf[p] != 123:  # not an object: the line parser decides
@@ -388,7 +135,7 @@ def _line(
             st_obj[depth] = 1 if c == 123 else 0
             st_node[depth] = node
             depth += 1
-            p = _ws(buf, p + 1, end)
+            p = skip_ws(buf, p + 1, end)
             if p >= end:
                 return SLOW, p
             if (c == 123 and buf[p] == 125) or (c == 91 and buf[p] == 93):
@@ -402,7 +149,7 @@ def _line(
                 ctx = node
                 continue
         elif c == 34:
-            q, esc = _string(buf, p, end)
+            q, esc = string_end(buf, p, end)
             if q < 0:
                 return SLOW, p
             action = 0
@@ -410,7 +157,9 @@ def _line(
                 action = 1
             elif k in (ELEM_PLAIN, ELEM_ID):
                 action = 2
-            _hole(holes, meta, p + 1, q - 1, HOLE_STRING, action, slot[ctx] if action else 0, esc)
+            add_hole(
+                holes, meta, p + 1, q - 1, HOLE_STRING, action, slot[ctx] if action else 0, esc
+            )
             if k == SCALAR:
                 if esc:
                     return SLOW, p
@@ -435,11 +184,11 @@ def _line(
             p = q
         else:
             if c == 116 or c == 102 or c == 110:
-                q = _literal(buf, p, end)
+                q = literal_end(buf, p, end)
             elif c == 45 or (48 <= c <= 57):
-                q = _number(buf, p, end)
+                q = number_end(buf, p, end)
                 if q >= 0:
-                    _hole(holes, meta, p, q, HOLE_NUMBER, 0, 0, 0)
+                    add_hole(holes, meta, p, q, HOLE_NUMBER, 0, 0, 0)
             else:
                 return SLOW, p  # NaN, Infinity, garbage: the line parser decides
             if q < 0:
@@ -454,7 +203,7 @@ def _line(
         # ---- after a value (or an empty container): separators, closes, keys
         while True:
             if ctx != -2:
-                p = _ws(buf, p, end)
+                p = skip_ws(buf, p, end)
                 if depth == 0:
                     if p == end or buf[p] == 10:
                         return OK, p
@@ -481,14 +230,14 @@ def _line(
                         continue
                     if c != 44:
                         return SLOW, p
-                    p = _ws(buf, p + 1, end)
+                    p = skip_ws(buf, p + 1, end)
                     ctx = st_node[top]
                     break
             # a key, a colon, then the value
-            p = _ws(buf, p, end)
+            p = skip_ws(buf, p, end)
             if p >= end or buf[p] != 34:
                 return SLOW, p
-            q, esc = _string(buf, p, end)
+            q, esc = string_end(buf, p, end)
             if q < 0:
                 return SLOW, p
             meta[1] |= esc
@@ -497,15 +246,15 @@ def _line(
             if node >= 0:
                 if esc:
                     return SLOW, p  # an escaped key could spell a needed one
-                ctx = _child(buf, p + 1, q - 1, node, first, key_off, key_len, keys)
+                ctx = child_node(buf, p + 1, q - 1, node, first, key_off, key_len, keys)
                 if ctx >= 0:
                     if seen[ctx]:
                         return SLOW, p  # a needed key twice: Python keeps the last
                     seen[ctx] = 1
-            p = _ws(buf, q, end)
+            p = skip_ws(buf, q, end)
             if p >= end or buf[p] != 58:
                 return SLOW, p
-            p = _ws(buf, p + 1, end)
+            p = skip_ws(buf, p + 1, end)
             break
 
 
@@ -545,11 +294,11 @@ def scan_block(
     seen = np.zeros(kind.shape[0], dtype=np.uint8)
     st_obj = np.zeros(_MAX_DEPTH, dtype=np.uint8)
     st_node = np.zeros(_MAX_DEPTH, dtype=np.int64)
-    holes = np.zeros((_MAX_HOLES, 5), dtype=np.int64)
+    holes = np.zeros((MAX_HOLES, 5), dtype=np.int64)
     meta = np.zeros(3, dtype=np.int64)
     # The template: the last OK line without escapes or bad lists (relative positions).
-    tpl = np.zeros(min(hi - lo, _MAX_TEMPLATE) + 1, dtype=np.uint8)
-    tpl_holes = np.zeros((_MAX_HOLES, 5), dtype=np.int64)
+    tpl = np.zeros(min(hi - lo, MAX_TEMPLATE) + 1, dtype=np.uint8)
+    tpl_holes = np.zeros((MAX_HOLES, 5), dtype=np.int64)
     tpl_sc = np.zeros(ns, dtype=np.int8)
     tpl_li = np.zeros(nl, dtype=np.int8)
     n_holes = -1  # no template yet
@@ -558,7 +307,7 @@ def scan_block(
     for row in range(n_lines):
         mark[:] = el_fill
         if n_holes >= 0:
-            end = _match(
+            end = match_template(
                 buf, p, hi, row, tpl, tpl_holes, n_holes, tpl_len,
                 sc_start, sc_end, li_bad, li_count, el_start, el_end, el_fill,
             )  # fmt: skip
