@@ -125,8 +125,12 @@ def answer(pg, item: str, cond: str, value: str) -> None:
     ).click()
 
 
-def saved(pg, item: str, seq: int) -> None:
-    pg.get_by_text(f"Saved {item} (#{seq},").wait_for(timeout=T)
+def saved(pg, item: str, seq: int, cond: str | None = None) -> None:
+    """This save's confirmation in the nav bar and, for a condition's widget, next to it."""
+    pg.locator(".st-key-ann-status").get_by_text(f"Saved {item} (#{seq},").wait_for(timeout=T)
+    if cond is not None:
+        where = pg.locator(f".st-key-answer-{item}-{cond}")
+        where.get_by_text(f"Saved {item} (#{seq},").wait_for(timeout=T)
 
 
 def quote(pg, pkey: str, text: str) -> None:
@@ -142,19 +146,21 @@ def test_login_gates_reload_and_isolation(site, browser) -> None:
     pg.get_by_text("Item J001 (1 of 10)").wait_for(timeout=T)
     assert "signed in as alice" in pg.inner_text("body")
     answer(pg, "J001", "C1", "yes")
-    saved(pg, "J001", 1)
+    saved(pg, "J001", 1, "C1")
     quote(pg, "J001-C1-B", fx.quotes["J001-C1-B"])
-    saved(pg, "J001", 2)
+    saved(pg, "J001", 2, "C1")
     pg.get_by_text("Quote matched on page B").wait_for(timeout=T)
     assert pg.locator("mark").first.inner_text().lower().startswith("the report states")
     answer(pg, "J001", "C2", "yes")
-    saved(pg, "J001", 3)
+    saved(pg, "J001", 3, "C2")
+    # Only the condition that made the latest save shows it: C1's line is gone.
+    assert "Saved" not in pg.locator(".st-key-answer-J001-C1").inner_text()
     quote(pg, "J001-C2-A", "words that are nowhere on this page")
-    saved(pg, "J001", 4)
+    saved(pg, "J001", 4, "C2")
     pg.get_by_text("the quote is not on this page").wait_for(timeout=T)
     assert "Item J001 is not complete" in pg.inner_text("body")
     answer(pg, "J001", "C2", "no")  # page A still selected -> refused
-    saved(pg, "J001", 5)
+    saved(pg, "J001", 5, "C2")
     pg.get_by_text("A 'no' carries no selected page").wait_for(timeout=T)
     lines = journal.read_journal(journal.journal_path(fx.project.journal_dir("initial"), "alice"))
     assert len(lines.lines) == 5 and lines.lines[-1]["complete"] is False
@@ -233,7 +239,11 @@ def test_concurrent_sessions_keep_every_save(site, chromium_path: str) -> None:
                     .click()
                 )
                 seq += 1
-                await pg.get_by_text(f"Saved {item} (#{seq},").wait_for(timeout=2 * T)
+                await (
+                    pg.locator(f".st-key-answer-{item}-{cond}")
+                    .get_by_text(f"Saved {item} (#{seq},")
+                    .wait_for(timeout=2 * T)
+                )
             if i < 9:
                 await pg.get_by_role("button", name="Next").click()
                 await pg.get_by_text(f"Item J{i + 2:03d} (").wait_for(timeout=T)
@@ -273,15 +283,15 @@ def test_kill9_keeps_every_confirmed_save(tmp_path: Path, browser) -> None:
         pg.goto(server.url(token))
         pg.get_by_text("Item J001 (1 of 4)").wait_for(timeout=T)
         answer(pg, "J001", "C1", "yes")
-        saved(pg, "J001", 1)
+        saved(pg, "J001", 1, "C1")
         quote(pg, "J001-C1-A", fx.quotes["J001-C1-A"])
-        saved(pg, "J001", 2)
+        saved(pg, "J001", 2, "C1")
         answer(pg, "J001", "C2", "no")
-        saved(pg, "J001", 3)
+        saved(pg, "J001", 3, "C2")
         pg.keyboard.press("Alt+n")
         pg.get_by_text("Item J002 (2 of 4)").wait_for(timeout=T)
         answer(pg, "J002", "C1", "no")
-        saved(pg, "J002", 4)
+        saved(pg, "J002", 4, "C1")
         answer(pg, "J002", "C2", "yes")  # possibly in flight when the server dies
         server.kill9()
         confirmed = journal.read_journal(path).lines

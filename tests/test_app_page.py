@@ -6,11 +6,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from audit_app import journal
-from audit_app.access import add_annotator
+from audit_app.access import add_annotator, revoke_annotator
 from audit_app.render import build_all_page_maps
+from audit_app.session import AnnotatorSession
 from tests.app_fixture import PASSWORD, build
 
 APP = str(Path(__file__).resolve().parent.parent / "audit_app" / "streamlit_app.py")
@@ -43,9 +45,10 @@ def _app(token: str | None) -> AppTest:
 
 
 def _act(at: AppTest, widget) -> str:  # type: ignore[no-untyped-def]
-    """One interaction. A save reruns only the fragments it changed (status, progress,
-    verdict, the condition's messages, the page): AppTest then holds just those. Return
-    their text, then run the whole script so the assertions below see the whole page."""
+    """One interaction. A save from a page's widget or an item-level one reruns only the
+    fragments it changed (the answers fragment, the condition's pages): AppTest then holds
+    just those. Return their text, then run the whole script so the assertions below see
+    the whole page."""
     widget.run()
     assert not at.exception
     partial = _texts(at)
@@ -126,8 +129,6 @@ def test_wrong_and_revoked_tokens_refused(env) -> None:
     fx, token, _ = env
     at = _app("not-a-token")
     assert "Access refused" in _texts(at) and not at.radio
-    from audit_app.access import revoke_annotator
-
     revoke_annotator(fx.project, "alice")
     at = _app(token)
     assert "Access refused" in _texts(at) and not at.radio
@@ -192,27 +193,70 @@ def _pages_sent(at: AppTest) -> list[str]:
     ]
 
 
-def test_a_save_redraws_only_what_it_changed(env) -> None:
+def test_a_save_redraws_only_what_it_changed(env, monkeypatch: pytest.MonkeyPatch) -> None:
     fx, token, _ = env
+    reruns: list[object] = []
+    real_rerun = st.rerun
+
+    def spy(scope: object = "app") -> None:
+        reruns.append(scope)
+        real_rerun(scope)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(st, "rerun", spy)
     at = _app(token)
     assert len(_pages_sent(at)) == 6  # the full screen: 2 conditions x 3 pages
-    # An answer: status, progress, verdict and that condition's messages; no page text.
-    partial = _act(at, at.radio(key="w:J001:C1:ans").set_value("yes"))
-    assert (
-        "Saved J001 (#1," in partial and "C1: A 'yes' needs at least one selected page." in partial
-    )
+    # An answer asks for no other rerun: in the browser the radio's own rerun is the
+    # F_ANSWERS fragment that wrote it (AppTest cannot send a widget's fragment, so here
+    # the whole script ran). Saved before that rerun shows it, next to the answer too.
+    _act(at, at.radio(key="w:J001:C1:ans").set_value("yes"))
+    _act(at, at.radio(key="w:J001:C2:ans").set_value("no"))
+    assert reruns == []
+    # What that fragment redraws (an item-level widget reruns just it): progress, save
+    # status, both answers with their messages and "Saved" line, the verdict; no page text.
+    at.text_area(key="w:J001:comment").input("checked twice").run()
+    assert reruns == [["ann_f_answers"]] and not at.exception
+    partial = _texts(at)
+    assert _pages_sent(at) == [] and {r.key for r in at.radio} == {"w:J001:C1:ans", "w:J001:C2:ans"}
+    assert "C1: A 'yes' needs at least one selected page." in partial
+    assert partial.count("Saved J001 (#3,") == 1  # the nav bar; no condition made this save
     assert "Item J001 is not complete" in partial and "Item J001 (1 of 3)" not in partial
-    at.radio(key="w:J001:C2:ans").set_value("no").run()
-    assert _pages_sent(at) == [] and not at.radio and len(at.get("progress")) == 1
+    assert len(at.get("progress")) == 1
     # A quote: that condition's pages are redrawn (selected, highlighted), not the others.
     at.run()  # AppTest can only reach widgets of the last run's output
     at.text_input(key="w:J001:C1:J001-C1-B:q").input(fx.quotes["J001-C1-B"]).run()
+    assert reruns[-1] == ["ann_f_answers", "ann_f_pages_C1"]
     assert _pages_sent(at) == ["J001-C1-A", "J001-C1-B", "J001-C1-C"]
     assert at.checkbox(key="w:J001:C1:J001-C1-B:sel").value is True
     marked = [h.proto.body for h in at.get("html") if "<mark>" in h.proto.body]
     assert len(marked) == 1 and 'data-page="J001-C1-B"' in marked[0]
-    assert "Item J001 is complete." in _texts(at) and "Saved J001 (#3," in _texts(at)
+    assert "Item J001 is complete." in _texts(at) and _texts(at).count("Saved J001 (#4,") == 2
     assert "1 / 3 items complete" in str(at.get("progress")[0].proto.text)
     # Every one of those saves is on disk, in order.
     lines = journal.read_journal(_journal(fx, "alice")).lines
-    assert [ln["seq"] for ln in lines] == [1, 2, 3] and lines[-1]["complete"] is True
+    assert [ln["seq"] for ln in lines] == [1, 2, 3, 4] and lines[-1]["complete"] is True
+
+
+def test_refused_saves_say_not_saved(env, monkeypatch: pytest.MonkeyPatch) -> None:
+    fx, token, _ = env
+    at = _app(token)
+    _act(at, at.radio(key="w:J001:C1:ans").set_value("yes"))
+    assert "Saved J001 (#1," in _texts(at)
+
+    def disk_full(*_args: object, **_kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    # The disk refuses: the screen says NOT saved, and no line claims a save.
+    with monkeypatch.context() as m:
+        m.setattr(AnnotatorSession, "save", disk_full)
+        _act(at, at.radio(key="w:J001:C1:ans").set_value("no"))
+        assert "NOT saved (No space left on device)" in _texts(at)
+        assert "Saved J001" not in _texts(at)
+    # A revoked link saves nothing more: not from a quote box (which reruns only the
+    # answers and that condition's pages), not from an answer.
+    revoke_annotator(fx.project, "alice")
+    at.text_input(key="w:J001:C2:J001-C2-A:q").input("any words").run()
+    texts = _texts(at)
+    assert "NOT saved: this link is no longer valid (revoked)" in texts and "Saved J" not in texts
+    at.radio(key="w:J001:C2:ans").set_value("yes").run()
+    assert "Saved J" not in _texts(at)
+    assert len(journal.read_journal(_journal(fx, "alice")).lines) == 1

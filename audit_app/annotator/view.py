@@ -5,26 +5,36 @@ the widgets and appends it to the annotator's journal (fsync'ed) BEFORE any
 rerun shows "Saved". All decisions about validity come from `policies.gates`
 via `audit_app.session`; this module only wires widgets.
 
-Why fragments: an item shows up to 9 pages of ~3,000 characters per condition.
-A save must not redraw them. The parts that change after a save are keyed
-fragments (the save status, the progress bar, the item verdict, each
-condition's gate messages, each condition's pages with their selection/quote/highlight), and `_save`
-reruns only the ones it touched (`st.rerun([keys])` from the callback). Only
-navigation (Previous/Next/Go to) reruns the whole screen.
+Why fragments: an item shows up to 9 pages of ~3,000 characters per condition,
+and the browser's work per save grows with every element on screen and with
+every message of a rerun. One keyed fragment, `F_ANSWERS`, writes everything
+an answer can change (progress, save status, each condition's yes/no with its
+"Saved" line and gate messages, the verdict) into empty slots that the item
+screen left for it. A click on yes/no therefore reruns just that fragment, as
+its own rerun: one script run, no `st.rerun`. A page's checkbox or quote box
+reruns `F_ANSWERS` and that condition's pages (`st.rerun([keys])` from the
+callback, which replaces the widget's own rerun). Only navigation
+(Previous/Next/Go to) reruns the whole item screen.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from audit_app.access import Annotator, authenticate
-from audit_app.annotator.keys import SHORTCUT_HELP, shortcut_script
+from audit_app.annotator.keys import (
+    PAGE_CSS,
+    SHORTCUT_HELP,
+    md,
+    need_html,
+    rubric_html,
+    shortcut_script,
+)
 from audit_app.responses import session_export
 from audit_app.session import (
     AnnotatorSession,
@@ -42,21 +52,6 @@ from policies.gates import ConditionAnswer
 # (page_key, quote) -> PNG bytes, or None when no image exists; built server-side (render.py).
 PageImage = Callable[[str, str | None], bytes | None]
 ImageSource = Callable[[str], PageImage | None]  # packet_id -> renderer (or None)
-
-# Page texts sit in fixed-height boxes with `contain: strict` and `content-visibility: auto`:
-# a change elsewhere on the screen never re-lays them out, and off-screen pages are not
-# laid out or painted at all (an item can show 9 pages of ~3,000 characters per condition).
-PAGE_CSS = """
-<style>
-.ev-page {height: 16rem; overflow-y: auto; border: 1px solid #ddd; padding: .5rem;
-  font-family: Georgia, serif; font-size: .92rem; background: #fcfcfa; white-space: normal;
-  box-sizing: border-box; contain: strict; content-visibility: auto;
-  contain-intrinsic-size: auto 16rem}
-.ev-page mark {background: #ffe066; padding: 0}
-.ev-rubric {border-left: 4px solid #4c78a8; padding: .25rem .75rem; margin-bottom: .5rem}
-.ev-rubric ul {margin: 0 0 .25rem 1rem}
-</style>
-"""
 
 
 def _k(*parts: str) -> str:
@@ -103,8 +98,7 @@ def _session(project: Project, person: Annotator, packet_id: str) -> AnnotatorSe
             ann_states=states,
             ann_index=first_incomplete(session.packet, states),
             ann_done={i: is_complete(session.packet, i, s) for i, s in states.items()},
-            ann_saved=None,
-            ann_error=None,
+            ann_last=None,
         )
         for key in [k for k in st.session_state if str(k).startswith("w:")]:
             del st.session_state[key]
@@ -133,13 +127,10 @@ def _state_from_widgets(session: AnnotatorSession, item_id: str) -> ItemState:
     )
 
 
-# Fragment keys (`st.fragment(key=...)`), rerun by `_save` after a durable append.
-F_STATUS, F_PROGRESS, F_VERDICT = "ann_f_status", "ann_f_progress", "ann_f_verdict"
+# Fragment keys (`st.fragment(key=...)`).
 F_ITEM = "ann_f_item"  # the item screen below the heading (nav bar included)
-
-
-def _f_msgs(ckey: str) -> str:
-    return f"ann_f_msgs_{ckey}"
+F_ANSWERS = "ann_f_answers"  # progress, save status, answers, gate messages, verdict
+ITEM = "item"  # the place of a save made by an item-level widget (Save, unclear, comment)
 
 
 def _f_pages(ckey: str) -> str:
@@ -153,37 +144,41 @@ def _save(
 
     `ckey`/`pkey` name the condition and page whose widget changed; `quoted` says it was the
     page's quote box: a quote typed there selects that page (unchecking it later is still
-    possible). Afterwards only the fragments that show something this save changed rerun.
+    possible). An answer lives in the `F_ANSWERS` fragment, whose own rerun after this
+    callback redraws everything a save can change except page selections; a page's widget
+    reruns its condition's pages too, an item-level widget (Save, unclear, comment) only
+    `F_ANSWERS` (`st.rerun([...])` replaces the widget's own rerun: still one script run).
     """
     ss = st.session_state
     if item_id != ss.get("ann_shown"):
         # A widget event for an item that the last item run no longer showed (the browser
         # can send one late, after navigating): its widget state is gone, so saving it would
-        # record a blank draft, and its fragments no longer exist. Ignore it.
+        # record a blank draft. Ignore it.
         return
     session: AnnotatorSession = ss["ann_session"]
     if quoted and ckey is not None and pkey is not None:
         prefix = _k(item_id, ckey, pkey)
         if str(ss.get(prefix + ":q") or "").strip():
             ss[prefix + ":sel"] = True
-    keys = [F_STATUS, F_PROGRESS, F_VERDICT]
-    keys += [_f_msgs(ckey)] if ckey is not None else []
-    keys += [_f_pages(ckey)] if ckey is not None and pkey is not None else []
+    last: dict[str, Any] = {"item": item_id, "place": ckey or ITEM, "error": None}
     project, token = ss["ann_auth"]
     if authenticate(project, token) is None:
-        ss["ann_error"] = "NOT saved: this link is no longer valid (revoked). Reload the page."
-        st.rerun(keys)
-    state = _state_from_widgets(session, item_id)
-    try:
-        line = session.save(item_id, state)
-    except OSError as exc:  # the disk said no: say so, never claim a save
-        ss["ann_error"] = f"NOT saved ({exc.strerror or exc}). Your answer is still on screen."
-        st.rerun(keys)
-    ss["ann_states"][item_id] = state
-    ss["ann_done"][item_id] = bool(line["complete"])
-    ss["ann_saved"] = {"item": item_id, "seq": line["seq"], "ts": line["ts"]}
-    ss["ann_error"] = None
-    st.rerun(keys)
+        last["error"] = "NOT saved: this link is no longer valid (revoked). Reload the page."
+    else:
+        state = _state_from_widgets(session, item_id)
+        try:
+            line = session.save(item_id, state)
+        except OSError as exc:  # the disk said no: say so, never claim a save
+            last["error"] = f"NOT saved ({exc.strerror or exc}). Your answer is still on screen."
+        else:
+            ss["ann_states"][item_id] = state
+            ss["ann_done"][item_id] = bool(line["complete"])
+            last.update(seq=line["seq"], ts=line["ts"])
+    ss["ann_last"] = last
+    if pkey is not None and ckey is not None:
+        st.rerun([F_ANSWERS, _f_pages(ckey)])
+    if ckey is None:
+        st.rerun([F_ANSWERS])
 
 
 def _still_allowed() -> None:
@@ -228,7 +223,6 @@ def judging_screen(session: AnnotatorSession, renderer: PageImage | None = None)
     total = len(packet.items)
     title = "Adjudication" if packet.kind == "adjudication" else "Evidence audit"
     st.markdown(f"### {title} · signed in as **{session.annotator}**")
-    st.fragment(_progress, key=F_PROGRESS)(total)
     if total == 0:
         st.info("This packet has no items.")
         return
@@ -245,12 +239,16 @@ def _item_screen(session: AnnotatorSession, renderer: PageImage | None) -> None:
     index = ss["ann_index"] = step(ss["ann_index"], 0, total)
     item = packet.items[index]
     item_id = ss["ann_shown"] = str(item["item_id"])
-    _nav_bar(session, index, total, item_id)
+    # Empty slots that the F_ANSWERS fragment (below) fills: it writes into them from
+    # outside, so its rerun redraws exactly these, wherever they are on the screen.
+    slots: dict[str, Any] = {"progress": st.container()}
+    slots[ITEM] = _nav_bar(session, index, total, item_id)
     _init_widgets(item_id, session, states.get(item_id))
     st.markdown(f"#### Item {item_id} ({index + 1} of {total})")
-    st.html(_need_html(str(item["information_need"]), packet.rule))
+    st.html(need_html(str(item["information_need"]), packet.rule))
+    ss["ann_conds"] = [str(cond["condition_key"]) for cond in item["conditions"]]
     for cond in item["conditions"]:
-        _condition_block(item_id, cond, renderer)
+        slots[str(cond["condition_key"])] = _condition_block(item_id, cond, renderer)
     st.divider()
     st.checkbox(
         "Information need unclear",
@@ -261,12 +259,26 @@ def _item_screen(session: AnnotatorSession, renderer: PageImage | None) -> None:
     st.text_area(
         "Comment (why is it unclear?)", key=_k(item_id, "comment"), on_change=_save, args=(item_id,)
     )
-    st.fragment(_verdict, key=F_VERDICT)(item_id)
+    st.fragment(_answers, key=F_ANSWERS)(item_id, slots)  # the verdict goes here
     _footer(session)
 
 
-def _progress(total: int) -> None:
-    done = sum(st.session_state["ann_done"].values())
+def _answers(item_id: str, slots: dict[str, Any]) -> None:
+    """Everything an answer can change, each part written into its slot on the screen
+    (the item verdict in the fragment's own place)."""
+    with slots["progress"]:
+        _progress()
+    with slots[ITEM]:
+        _saved_line(item_id, ITEM)
+    for ckey in st.session_state["ann_conds"]:
+        with slots[ckey]:
+            _answer(item_id, ckey)
+    _verdict(item_id)
+
+
+def _progress() -> None:
+    ss = st.session_state
+    done, total = sum(ss["ann_done"].values()), len(ss["ann_session"].packet.items)
     st.progress(done / total if total else 0.0, text=f"{done} / {total} items complete")
 
 
@@ -280,60 +292,69 @@ def _verdict(item_id: str) -> None:
         st.success(f"Item {item_id} is complete.")
 
 
-def _status() -> None:
-    ss = st.session_state
-    saved = ss.get("ann_saved")
-    if ss.get("ann_error"):
-        st.error(ss["ann_error"])
-    elif saved:
-        st.markdown(f"✅ Saved {saved['item']} (#{saved['seq']}, {saved['ts'][11:19]} UTC)")
+def _saved_line(item_id: str, place: str) -> None:
+    """The latest save's confirmation, "Saved J001 (#seq, time)", or why it was NOT saved.
+
+    The nav bar (`place` ITEM) always shows it; the condition whose widget made the save
+    shows it too, next to the answer. Both are redrawn by every save (one fragment).
+    """
+    last = st.session_state.get("ann_last")
+    if not last or (place != ITEM and (last["item"], last["place"]) != (item_id, place)):
+        if place == ITEM:
+            st.caption("Every change is saved as a draft at once.")
+    elif last["error"]:
+        st.error(last["error"])
     else:
-        st.caption("Every change is saved as a draft at once.")
+        st.markdown(f"✅ Saved {last['item']} (#{last['seq']}, {last['ts'][11:19]} UTC)")
 
 
-def _nav_bar(session: AnnotatorSession, index: int, total: int, item_id: str) -> None:
+def _nav_bar(session: AnnotatorSession, index: int, total: int, item_id: str) -> Any:
+    """Previous, Next, Save, Go to; returns the (empty) slot for the save status."""
     ss = st.session_state
     ids = session.packet.item_ids
     ss["ann_packet_items"] = ids
-    cols = st.columns([1, 1, 1, 3, 3])
-    cols[0].button("◀ Previous", on_click=_go, args=(-1,), shortcut="Alt+P", key="nav_prev")
-    cols[1].button("Next ▶", on_click=_go, args=(1,), shortcut="Alt+N", key="nav_next")
-    cols[2].button("Save", on_click=_save, args=(item_id,), shortcut="Alt+S", key="nav_save")
+    bar = st.container(horizontal=True, vertical_alignment="center")  # 1 block, not 6
+    bar.button("◀ Previous", on_click=_go, args=(-1,), shortcut="Alt+P", key="nav_prev")
+    bar.button("Next ▶", on_click=_go, args=(1,), shortcut="Alt+N", key="nav_next")
+    bar.button("Save", on_click=_save, args=(item_id,), shortcut="Alt+S", key="nav_save")
     ss["ann_jump"] = item_id
     done_flags: dict[str, bool] = ss["ann_done"]
     marks = {i: ("✓ " if done_flags.get(i) else "· ") + i for i in ids}
-    cols[3].selectbox(
+    bar.selectbox(
         "Go to item",
         ids,
         key="ann_jump",
         format_func=lambda i: marks.get(i, i),
         on_change=_jump,
         label_visibility="collapsed",
+        width=260,
     )
-    with cols[4]:
-        st.fragment(_status, key=F_STATUS)()
+    return bar.container(key="ann-status", width="stretch")
 
 
-def _condition_block(item_id: str, cond: dict[str, Any], renderer: PageImage | None) -> None:
+def _condition_block(item_id: str, cond: dict[str, Any], renderer: PageImage | None) -> Any:
+    """Heading, rubric and pages; returns the (empty) slot for the answer and messages."""
     ckey = str(cond["condition_key"])
     with st.container(border=True, key=f"cond-{item_id}-{ckey}"):
-        st.markdown(f"**{ckey} · {_md(str(cond.get('name', '')))}**")
-        st.html(_rubric_html(cond))
-        st.radio(
-            f"Is condition {ckey} established by a displayed page?",
-            ["yes", "no"],
-            key=_k(item_id, ckey, "ans"),
-            horizontal=True,
-            on_change=_save,
-            args=(item_id, ckey),
-        )
-        st.fragment(_messages, key=_f_msgs(ckey))(item_id, ckey)
+        st.markdown(f"**{ckey} · {md(str(cond.get('name', '')))}**")
+        st.html(rubric_html(cond))
+        slot = st.container(key=f"answer-{item_id}-{ckey}")
         pkeys = tuple(str(page["page_key"]) for page in cond["pages"])
         st.fragment(_pages, key=_f_pages(ckey))(item_id, ckey, pkeys, renderer)
+    return slot
 
 
-def _messages(item_id: str, ckey: str) -> None:
-    """The gate messages of one condition, from the live widget values."""
+def _answer(item_id: str, ckey: str) -> None:
+    """The answer, its "Saved" line and the condition's gate messages (live widget values)."""
+    st.radio(
+        f"Is condition {ckey} established by a displayed page?",
+        ["yes", "no"],
+        key=_k(item_id, ckey, "ans"),
+        horizontal=True,
+        on_change=_save,
+        args=(item_id, ckey),
+    )
+    _saved_line(item_id, ckey)
     packet = st.session_state["ann_session"].packet
     ans = _answer_from_widgets(item_id, ckey, packet.pools(item_id)[ckey])
     for msg in packet.condition_problems(item_id, ckey, ans):
@@ -354,19 +375,22 @@ def _page_block(item_id: str, ckey: str, pkey: str, renderer: PageImage | None) 
     if not ss.get(_k(item_id, ckey, pkey, "sel")):
         quote = ""
     letter = pkey.rsplit("-", 1)[-1]
-    cols = st.columns([1, 4])
-    cols[0].checkbox(
+    # One horizontal block, not st.columns (three blocks): every element on screen costs
+    # the browser work on each save, and an item has up to 9 pages per condition.
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    row.checkbox(
         f"Select page {letter}",
         key=_k(item_id, ckey, pkey, "sel"),
         on_change=_save,
         args=(item_id, ckey, pkey),
     )
-    cols[1].text_input(
+    row.text_input(
         f"Quote from page {letter} ({pkey})",
         key=_k(item_id, ckey, pkey, "q"),
         on_change=_save,
         args=(item_id, ckey, pkey, True),
-        placeholder="paste the exact words that establish the condition",
+        placeholder=f"Quote from page {letter}: paste the exact words that establish it",
+        label_visibility="collapsed",  # still its accessible name; one markdown render less
     )
     marked, span = highlight_html(text, quote or None)
     if span is not None:
@@ -380,28 +404,6 @@ def _page_block(item_id: str, ckey: str, pkey: str, renderer: PageImage | None) 
             st.image(png, caption=f"Page {letter}")
 
 
-@lru_cache(maxsize=256)
-def _need_html(need: str, rule: str) -> str:
-    return (
-        f'<div class="ev-rubric"><b>Information need.</b> {_esc(need)}</div>'
-        f'<div class="ev-rubric"><b>Rule.</b> {_esc(rule)}</div>'
-    )
-
-
-def _rubric_html(cond: dict[str, Any]) -> str:  # small; rebuilt only on navigation
-    def bullets(values: Any) -> str:
-        return "".join(f"<li>{_esc(str(v))}</li>" for v in values or [])
-
-    parts = [f"<div class='ev-rubric'><b>Requirement.</b> {_esc(str(cond.get('requirement')))}"]
-    if cond.get("counts"):
-        parts.append(f"<br><b>Counts:</b><ul>{bullets(cond['counts'])}</ul>")
-    if cond.get("does_not_count"):
-        parts.append(f"<b>Does not count:</b><ul>{bullets(cond['does_not_count'])}</ul>")
-    if cond.get("note"):
-        parts.append(f"<b>Note.</b> {_esc(str(cond['note']))}")
-    return "".join(parts) + "</div>"
-
-
 def _footer(session: AnnotatorSession) -> None:
     st.divider()
     st.caption("Keyboard shortcuts: " + " · ".join(f"**{k}** {v}" for k, v in SHORTCUT_HELP))
@@ -413,17 +415,6 @@ def _footer(session: AnnotatorSession) -> None:
         on_click="ignore",
         key="ann_download",
     )
-
-
-def _esc(text: str) -> str:
-    import html
-
-    return html.escape(text)
-
-
-def _md(text: str) -> str:
-    """Escape Markdown control characters in packet text shown with st.markdown."""
-    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>$~" else ch for ch in text)
 
 
 def project_of(root: str | Path) -> Project:
