@@ -23,7 +23,8 @@ does. Now Python waits only on the in-page flag (`SEEN`, a two-field check per
 frame) and the save watcher reads the text of one small element, the answered
 condition's slot (`.st-key-answer-ITEM-C1`: its yes/no, "Saved" line and gate
 messages). The interval is unchanged: click event timestamp -> first animation
-frame after this save's "Saved ITEM (#seq," is in the DOM.
+frame after this save's "Saved ITEM (#seq," is in the DOM. The render watcher
+tests the run-state attribute first and counts the pages only once the run is over.
 
 Run: .venv/bin/python benchmarks/app_latency.py [--rounds N]
 """
@@ -84,9 +85,9 @@ window.__watch = (kind, arg) => {
   window.__seen = null;
   const test = kind === "text"
     ? () => { const el = document.querySelector(arg[0]); return !!el && el.textContent.includes(arg[1]); }
-    : () => document.querySelectorAll(`.ev-page[data-page^='${arg}-']`).length === 9 &&
-        !!document.querySelector("[data-testid=stApp][data-test-script-state=notRunning]") &&
-        !document.querySelector("[data-stale=true]");
+    : () => !!document.querySelector("[data-testid=stApp][data-test-script-state=notRunning]") &&
+        !document.querySelector("[data-stale=true]") &&
+        document.querySelectorAll(`.ev-page[data-page^='${arg}-']`).length === 9;
   const obs = new MutationObserver(() => {
     if (window.__seen === null && test()) {
       obs.disconnect();
