@@ -406,6 +406,17 @@ def test_lines_near_the_template_read_as_python_reads_them(data: bytes, decl: An
     out = fast_rows(data, decl.id_path, decl)
     assert out is not None
     _same_columns(finish(out[0], decl), python_columns(data, decl.id_path, decl))
+    _fingerprints_match(out[0])
+
+
+def _fingerprints_match(rows: Any) -> None:
+    """The scan's fingerprints are `prefilter.fingerprints` of the same values."""
+    from scorers.rop.prefilter import fingerprints
+
+    if rows.ret_fp is not None and isinstance(rows.ret_values, pa.Array):
+        expected = fingerprints(rows.ret_values)
+        if expected is not None:
+            assert rows.ret_fp.tolist() == expected.tolist()
 
 
 def test_valid_lines_are_read_by_the_scan_itself() -> None:
@@ -417,6 +428,8 @@ def test_valid_lines_are_read_by_the_scan_itself() -> None:
     assert out is not None and out[1] == 3
     assert out[0].record_ids == ["r0", "r1", "r2"]
     assert np.diff(out[0].ret_offsets).tolist() == [2, 1, 0]
+    assert out[0].ret_fp is not None
+    _fingerprints_match(out[0])
 
 
 @settings(max_examples=200, deadline=None)

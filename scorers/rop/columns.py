@@ -41,6 +41,7 @@ class RecordColumns:
     ret_ok: np.ndarray  # returned-ID list present and well-formed
     ret_values: Values  # returned raw ids of well-formed rows, flattened in rank order
     ret_offsets: np.ndarray  # row r's ids are ret_values[offsets[r]:offsets[r + 1]]
+    ret_fp: np.ndarray | None = None  # fingerprints of ret_values, when the parser made them
 
     @property
     def n(self) -> int:
@@ -62,6 +63,7 @@ class RawRows:
     ret_ok: np.ndarray
     ret_values: Values
     ret_offsets: np.ndarray
+    ret_fp: np.ndarray | None = None
 
 
 def parse_records(data: bytes, id_path: tuple[str, ...], decl: Declaration | None) -> RecordColumns:
@@ -275,6 +277,7 @@ def finish(rows: RawRows, decl: Declaration | None) -> RecordColumns:
         ret_ok=rows.ret_ok,
         ret_values=rows.ret_values,
         ret_offsets=rows.ret_offsets,
+        ret_fp=rows.ret_fp,
     )
 
 

@@ -84,12 +84,13 @@ def _mark(rows: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _head(cols: RecordColumns, cutoff: int) -> tuple[Any, np.ndarray]:
-    """The first `cutoff` returned ids of every row (duplicates keep their slots)."""
+def _head(cols: RecordColumns, cutoff: int) -> tuple[Any, np.ndarray, np.ndarray | None]:
+    """The first `cutoff` returned ids of every row (duplicates keep their slots), their
+    offsets and fingerprints (when the parser made them)."""
     offsets = cols.ret_offsets
     lengths = np.diff(offsets)
     if len(lengths) == 0 or int(lengths.max()) <= cutoff:
-        return cols.ret_values, offsets
+        return cols.ret_values, offsets, cols.ret_fp
     starts = np.repeat(offsets[:-1], lengths)
     head = np.arange(int(offsets[-1]), dtype=np.int64) - starts < cutoff
     values: Any = cols.ret_values
@@ -98,7 +99,8 @@ def _head(cols: RecordColumns, cutoff: int) -> tuple[Any, np.ndarray]:
     else:
         values = [v for v, h in zip(values, head.tolist(), strict=True) if h]
     kept = np.minimum(lengths, cutoff)
-    return values, np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
+    fp = cols.ret_fp[head] if cols.ret_fp is not None else None
+    return values, np.concatenate([[0], np.cumsum(kept)]).astype(np.int64), fp
 
 
 def assign_verdicts(
@@ -120,7 +122,7 @@ def assign_verdicts(
     testable = verdict == FAIL
 
     # Cutoff first: only the first k positions (duplicates included) take part.
-    values, offsets = _head(cols, cutoff)
+    values, offsets, fp = _head(cols, cutoff)
     sel_ok = sel_raw >= 0
     sel_rows, sel_canon = cols.sel_parents[sel_ok], to_canon[sel_raw[sel_ok]]
     hit = None
@@ -128,7 +130,7 @@ def assign_verdicts(
     if membership == "any" and single and keys.arrow is not None:
         target = np.full(n, -2, dtype=np.int64)  # -2: no target, never a code
         target[sel_rows] = sel_canon
-        hit = any_hits_single(values, offsets, target, keys.arrow, to_canon, keys.codes)
+        hit = any_hits_single(values, offsets, target, keys.arrow, to_canon, keys.codes, fp)
     if hit is None:
         ret_raw = keys.codes(values)  # unknown returned ids (-1) never match
         if membership == "any":

@@ -357,9 +357,11 @@ def scan_block(
 @njit(cache=True, nogil=True)
 def gather(
     buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, keep: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The spans of the lines where `keep`, laid end to end: (int32 offsets, bytes, spans
-    per line). Line i owns `counts[i]` consecutive spans buf[starts[j]:ends[j]]."""
+    per line, fingerprints). Line i owns `counts[i]` consecutive spans
+    buf[starts[j]:ends[j]]. A span's fingerprint is `scorers.rop.prefilter.fingerprints`'
+    (its last four bytes, little-endian, XOR its length), taken while the bytes pass."""
     n_spans = 0
     n_bytes = 0
     j = 0
@@ -372,6 +374,7 @@ def gather(
     offsets = np.zeros(n_spans + 1, dtype=np.int32)
     out = np.empty(n_bytes, dtype=np.uint8)
     per_line = np.zeros(counts.shape[0], dtype=np.int64)
+    fp = np.zeros(n_spans, dtype=np.int32)
     j = 0
     s = 0
     b = 0
@@ -379,10 +382,14 @@ def gather(
         if keep[i]:
             per_line[i] = counts[i]
             for k in range(j, j + counts[i]):
+                word = 0
                 for x in range(starts[k], ends[k]):
                     out[b] = buf[x]
                     b += 1
+                for x in range(max(starts[k], ends[k] - 4), ends[k]):
+                    word |= np.int64(buf[x]) << (8 * (x - max(starts[k], ends[k] - 4)))
+                fp[s] = (word ^ (ends[k] - starts[k])) & 0x7FFFFFFF
                 s += 1
                 offsets[s] = b
         j += counts[i]
-    return offsets, out, per_line
+    return offsets, out, per_line, fp

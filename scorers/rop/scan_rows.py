@@ -151,10 +151,11 @@ class _Part:
         self.counts: dict[str, np.ndarray] = {}  # per row: values kept (0 = not usable)
         self.flags: dict[str, np.ndarray] = {}  # per row: usable
         self.spans: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.fingerprints: dict[str, np.ndarray] = {}  # per value (see `prefilter`)
 
 
-def _array(out: tuple[np.ndarray, np.ndarray, np.ndarray]) -> pa.Array:
-    offsets, values, _ = out
+def _array(out: tuple[np.ndarray, ...]) -> pa.Array:
+    offsets, values = out[0], out[1]
     n = len(offsets) - 1
     return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(values))
 
@@ -214,6 +215,7 @@ def _part(
         idx += np.arange(int(counts.sum()), dtype=np.int64)
         got = k.gather(buf, el_start[s][idx], el_end[s][idx], counts, usable)
         part.strings[name], part.counts[name], part.flags[name] = _array(got), got[2], usable
+        part.fingerprints[name] = got[3]
     return part
 
 
@@ -311,4 +313,5 @@ def _fill(out: RawRows, data: bytes, parts: list[_Part], kind: str) -> None:
     counts = np.concatenate([p.counts["ret"] for p in parts])
     out.ret_ok = np.concatenate([p.flags["ret"] for p in parts])
     out.ret_values = _concat(parts, "ret")
+    out.ret_fp = np.concatenate([p.fingerprints["ret"] for p in parts])
     out.ret_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
