@@ -231,9 +231,20 @@ def test_a_save_redraws_only_what_it_changed(env, monkeypatch: pytest.MonkeyPatc
     assert len(marked) == 1 and 'data-page="J001-C1-B"' in marked[0]
     assert "Item J001 is complete." in _texts(at) and _texts(at).count("Saved J001 (#4,") == 2
     assert "1 / 3 items complete" in str(at.get("progress")[0].proto.text)
+    # Selecting a page without a quote changes nothing on the pages: F_ANSWERS alone;
+    # unselecting a page with a quote removes its highlight: the pages too.
+    at.run()
+    at.checkbox(key="w:J001:C1:J001-C1-A:sel").check().run()
+    assert reruns[-1] == ["ann_f_answers"] and _pages_sent(at) == []
+    assert "C1: Page J001-C1-A: add a verbatim quote from this page." in _texts(at)
+    at.run()
+    at.checkbox(key="w:J001:C1:J001-C1-B:sel").uncheck().run()
+    assert reruns[-1] == ["ann_f_answers", "ann_f_pages_C1"]
+    assert not [h for h in at.get("html") if "<mark>" in h.proto.body]
     # Every one of those saves is on disk, in order.
     lines = journal.read_journal(_journal(fx, "alice")).lines
-    assert [ln["seq"] for ln in lines] == [1, 2, 3, 4] and lines[-1]["complete"] is True
+    assert [ln["seq"] for ln in lines] == [1, 2, 3, 4, 5, 6]
+    assert lines[3]["complete"] is True and lines[-1]["complete"] is False
 
 
 def test_refused_saves_say_not_saved(env, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,9 +11,11 @@ every message of a rerun. One keyed fragment, `F_ANSWERS`, writes everything
 an answer can change (progress, save status, each condition's yes/no with its
 "Saved" line and gate messages, the verdict) into empty slots that the item
 screen left for it. A click on yes/no therefore reruns just that fragment, as
-its own rerun: one script run, no `st.rerun`. A page's checkbox or quote box
-reruns `F_ANSWERS` and that condition's pages (`st.rerun([keys])` from the
-callback, which replaces the widget's own rerun). Only navigation
+its own rerun: one script run, no `st.rerun`. A page's quote box, or the
+checkbox of a page with a quote, reruns `F_ANSWERS` and that condition's pages
+(`st.rerun([keys])` from the callback, which replaces the widget's own rerun);
+the checkbox of a page without a quote changes nothing on the pages and reruns
+`F_ANSWERS` alone. Only navigation
 (Previous/Next/Go to) reruns the whole item screen.
 """
 
@@ -176,7 +178,11 @@ def _save(
             last.update(seq=line["seq"], ts=line["ts"])
     ss["ann_last"] = last
     if pkey is not None and ckey is not None:
-        st.rerun([F_ANSWERS, _f_pages(ckey)])
+        # The pages show a selected page's quote highlighted: redraw them only when this
+        # change can alter that (a quote typed, or a page with a quote (un)selected).
+        if quoted or str(ss.get(_k(item_id, ckey, pkey, "q")) or "").strip():
+            st.rerun([F_ANSWERS, _f_pages(ckey)])
+        st.rerun([F_ANSWERS])
     if ckey is None:
         st.rerun([F_ANSWERS])
 
