@@ -124,7 +124,14 @@ def app(root: Path, rounds: int) -> Samples:
     fx = build(root / "app", items=items, conditions=1, pages=9, chars=3000, kind="adjudication")
     token = add_annotator(fx.project, "bench", ["initial"])[1]
     server = Server(fx.project.root, free_port())
-    out: Samples = {"render": [], "save": [], "render_wall": [], "save_wall": [], "page": [], "quote": []}
+    out: Samples = {
+        "render": [],
+        "save": [],
+        "render_wall": [],
+        "save_wall": [],
+        "page": [],
+        "quote": [],
+    }
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
