@@ -3,7 +3,7 @@
 A line is accepted only when it is, byte for byte, a JSON object that Python's
 ``json.loads`` reads the same way: RFC 8259 grammar with JSON whitespace (space,
 tab, CR), strict UTF-8 without encoded surrogates, no control characters in
-strings, at most ``_MAX_DEPTH`` levels, numbers under ``scan_lexer._MAX_NUMBER`` bytes.
+strings, at most ``_MAX_DEPTH`` levels, numbers under ``_MAX_NUMBER`` bytes.
 Every other line -- blank lines aside -- is marked SLOW and left to the line
 parser, which decides whether it is malformed. So are lines where a needed
 value or a key on a needed path carries a backslash escape, or a needed key
@@ -35,15 +35,291 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from scorers.rop.scan_lexer import child_node, literal_end, number_end, skip_ws, string_end
-from scorers.rop.scan_template import (
-    HOLE_NUMBER,
-    HOLE_STRING,
-    MAX_HOLES,
-    MAX_TEMPLATE,
-    add_hole,
-    match_template,
-)
+# Everything compiled lives in this one module on purpose: Numba's on-disk cache of a
+# function is invalidated only by changes to the function's own file, so a helper in
+# another module could change while a stale compiled caller kept the old code.
+
+# ---------------------------------------------------------------- tokens
+
+_MAX_NUMBER = 1000  # Python's int() refuses more than 4,300 digits; leave long ones to it
+
+# Bytes that stand for themselves inside a string (printable ASCII but the quote and the
+# backslash): one table load per byte in the scan's hot loop.
+PLAIN = np.zeros(256, dtype=np.uint8)
+PLAIN[32:128] = 1
+PLAIN[34] = PLAIN[92] = 0
+
+
+@njit(cache=True, nogil=True)
+def utf8_len(buf: np.ndarray, p: int, end: int) -> int:
+    """Length of the valid UTF-8 sequence starting at p (a byte >= 0x80), or 0."""
+    c = buf[p]
+    if 0xC2 <= c <= 0xDF:
+        n, lo, hi = 1, 0x80, 0xBF
+    elif c == 0xE0:
+        n, lo, hi = 2, 0xA0, 0xBF
+    elif c == 0xED:  # U+D800..U+DFFF encoded: Python reads them only with surrogatepass
+        n, lo, hi = 2, 0x80, 0x9F
+    elif 0xE1 <= c <= 0xEF:
+        n, lo, hi = 2, 0x80, 0xBF
+    elif c == 0xF0:
+        n, lo, hi = 3, 0x90, 0xBF
+    elif 0xF1 <= c <= 0xF3:
+        n, lo, hi = 3, 0x80, 0xBF
+    elif c == 0xF4:
+        n, lo, hi = 3, 0x80, 0x8F
+    else:
+        return 0
+    if p + n >= end:
+        return 0
+    if not (lo <= buf[p + 1] <= hi):
+        return 0
+    for k in range(2, n + 1):
+        if not (0x80 <= buf[p + k] <= 0xBF):
+            return 0
+    return n + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def string_end(buf: np.ndarray, p: int, end: int) -> tuple[int, int]:
+    """Scan the string whose opening quote is at p: (position after the closing quote,
+    1 if it holds a backslash escape), or (-1, 0) when Python might read it differently."""
+    p += 1
+    esc = 0
+    while p < end:
+        c = buf[p]
+        if PLAIN[c]:
+            p += 1
+            continue
+        if c == 34:
+            return p + 1, esc
+        if c == 92:
+            esc = 1
+            if p + 1 >= end:
+                return -1, 0
+            d = buf[p + 1]
+            if d == 117:  # \uXXXX
+                if p + 5 >= end:
+                    return -1, 0
+                for k in range(2, 6):
+                    h = buf[p + k]
+                    if not ((48 <= h <= 57) or (65 <= h <= 70) or (97 <= h <= 102)):
+                        return -1, 0
+                p += 6
+            elif d in (34, 92, 47, 98, 102, 110, 114, 116):
+                p += 2
+            else:
+                return -1, 0
+        elif c < 32:
+            return -1, 0
+        elif c >= 128:
+            n = utf8_len(buf, p, end)
+            if n == 0:
+                return -1, 0
+            p += n
+        else:
+            p += 1
+    return -1, 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def number_end(buf: np.ndarray, p: int, end: int) -> int:
+    """Position after the JSON number at p, or -1."""
+    start = p
+    if buf[p] == 45:
+        p += 1
+    if p >= end:
+        return -1
+    if buf[p] == 48:
+        p += 1
+    elif 49 <= buf[p] <= 57:
+        while p < end and 48 <= buf[p] <= 57:
+            p += 1
+    else:
+        return -1
+    if p < end and buf[p] == 46:
+        p += 1
+        if p >= end or not (48 <= buf[p] <= 57):
+            return -1
+        while p < end and 48 <= buf[p] <= 57:
+            p += 1
+    if p < end and (buf[p] == 101 or buf[p] == 69):
+        p += 1
+        if p < end and (buf[p] == 43 or buf[p] == 45):
+            p += 1
+        if p >= end or not (48 <= buf[p] <= 57):
+            return -1
+        while p < end and 48 <= buf[p] <= 57:
+            p += 1
+    if p - start > _MAX_NUMBER:
+        return -1
+    return p
+
+
+@njit(cache=True, nogil=True, inline="always")
+def literal_end(buf: np.ndarray, p: int, end: int) -> int:
+    """Position after ``true``, ``false`` or ``null`` at p, or -1."""
+    c = buf[p]
+    if c == 116 and p + 4 <= end:  # true
+        if buf[p + 1] == 114 and buf[p + 2] == 117 and buf[p + 3] == 101:
+            return p + 4
+    elif c == 102 and p + 5 <= end:  # false
+        if buf[p + 1] == 97 and buf[p + 2] == 108 and buf[p + 3] == 115 and buf[p + 4] == 101:
+            return p + 5
+    elif c == 110 and p + 4 <= end:  # null
+        return p + 4 if buf[p + 1] == 117 and buf[p + 2] == 108 and buf[p + 3] == 108 else -1
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def skip_ws(buf: np.ndarray, p: int, end: int) -> int:
+    while p < end and (buf[p] == 32 or buf[p] == 9 or buf[p] == 13):
+        p += 1
+    return p
+
+
+@njit(cache=True, nogil=True, inline="always")
+def child_node(
+    buf: np.ndarray,
+    s: int,
+    e: int,
+    node: int,
+    first: np.ndarray,
+    key_off: np.ndarray,
+    key_len: np.ndarray,
+    keys: np.ndarray,
+) -> int:
+    """The child of `node` whose key is buf[s:e], or -1 (children of n: first[n]..first[n+1])."""
+    for c in range(first[node], first[node + 1]):
+        if key_len[c] != e - s:
+            continue
+        same = True
+        for k in range(e - s):
+            if buf[s + k] != keys[key_off[c] + k]:
+                same = False
+                break
+        if same:
+            return c
+    return -1
+
+
+# ---------------------------------------------------------------- template lines
+
+HOLE_STRING, HOLE_NUMBER = 0, 1
+MAX_HOLES = 4096  # a line with more value strings and numbers gets no template
+MAX_TEMPLATE = 1 << 16  # nor does a line longer than this
+
+
+@njit(cache=True, nogil=True, inline="always")
+def add_hole(
+    holes: np.ndarray, meta: np.ndarray, a: int, b: int, kind: int, action: int, slot: int, esc: int
+) -> None:
+    meta[1] |= esc
+    n = meta[0]
+    if n == holes.shape[0]:
+        meta[2] = 1
+        return
+    holes[n, 0] = a
+    holes[n, 1] = b
+    holes[n, 2] = kind
+    holes[n, 3] = action
+    holes[n, 4] = slot
+    meta[0] = n + 1
+
+
+@njit(cache=True, nogil=True, inline="always")  # called once per line
+def match_template(
+    buf: np.ndarray,
+    p: int,
+    hi: int,
+    row: int,
+    tpl: np.ndarray,
+    tpl_holes: np.ndarray,
+    n_holes: int,
+    tpl_len: int,
+    sc_start: np.ndarray,
+    sc_end: np.ndarray,
+    li_bad: np.ndarray,
+    li_count: np.ndarray,
+    el_start: np.ndarray,
+    el_end: np.ndarray,
+    el_fill: np.ndarray,
+) -> int:
+    """Match the line at p against the template; its end, or -1.
+
+    The template is an OK line without escapes: its bytes (`tpl`) with every value
+    string's content and every number cut out as a hole (tpl_holes rows: start and end
+    in `tpl`, kind, action 0 none / 1 scalar slot / 2 element of a list slot, slot). A
+    line that repeats every byte between the holes and holds escape-free string
+    contents (valid UTF-8, no control bytes) and valid numbers in them is valid JSON
+    with the template's structure -- the same keys, so the same needed values -- and
+    Python reads it so. Only the spans (and empty elements) can differ.
+    """
+    t = 0
+    for h in range(n_holes + 1):
+        stop = tpl_holes[h, 0] if h < n_holes else tpl_len
+        n = stop - t
+        if p + n > hi:
+            return -1
+        diff = 0
+        for i in range(n):  # no early exit: the loop vectorises
+            diff |= buf[p + i] ^ tpl[t + i]
+        if diff:
+            return -1
+        p += n
+        t = stop
+        if h == n_holes:
+            break
+        width = tpl_holes[h, 1] - t  # the template's own value here
+        t = tpl_holes[h, 1]
+        a = p
+        if tpl_holes[h, 2] == HOLE_NUMBER:
+            if p >= hi:
+                return -1
+            p = number_end(buf, p, hi)
+            if p < 0:
+                return -1
+            continue
+        # Most values are as long as the template's: if a quote follows that many bytes
+        # that stand for themselves (no quote among them), the string ends there.
+        if p + width < hi and buf[p + width] == 34:
+            plain = 1
+            for i in range(width):
+                plain &= PLAIN[buf[p + i]]
+            if plain:
+                p += width
+        while p < hi:
+            c = buf[p]
+            if PLAIN[c]:
+                p += 1
+            elif c >= 128:
+                n = utf8_len(buf, p, hi)
+                if n == 0:
+                    return -1
+                p += n
+            else:
+                break
+        if p >= hi or buf[p] != 34:
+            return -1
+        action = tpl_holes[h, 3]
+        s = tpl_holes[h, 4]
+        if action == 1:
+            sc_start[row, s] = a
+            sc_end[row, s] = p
+        elif action == 2:
+            if p == a:
+                li_bad[row, s] = 1
+            else:
+                el_start[s, el_fill[s]] = a
+                el_end[s, el_fill[s]] = p
+                el_fill[s] += 1
+                li_count[row, s] += 1
+    if p < hi and buf[p] != 10:
+        return -1
+    return p
+
+
+# ---------------------------------------------------------------- lines and blocks
 
 INTERNAL, SCALAR, LIST_PLAIN, LIST_OBJECTS, ELEM_PLAIN, ELEM_OBJECT, ELEM_ID = range(7)
 OK, BLANK, SLOW = 0, 1, 2  # line status
@@ -305,24 +581,29 @@ def scan_block(
     tpl_len = 0
     p = lo
     for row in range(n_lines):
-        mark[:] = el_fill
+        for s in range(nl):
+            mark[s] = el_fill[s]
         if n_holes >= 0:
             end = match_template(
                 buf, p, hi, row, tpl, tpl_holes, n_holes, tpl_len,
                 sc_start, sc_end, li_bad, li_count, el_start, el_end, el_fill,
             )  # fmt: skip
             if end >= 0:
-                sc_type[row, :] = tpl_sc
-                li_type[row, :] = tpl_li
+                for s in range(ns):
+                    sc_type[row, s] = tpl_sc[s]
+                for s in range(nl):
+                    li_type[row, s] = tpl_li[s]
                 starts[row] = p
                 ends[row] = end
                 p = end + 1
                 continue
-            el_fill[:] = mark
-            li_count[row, :] = 0
-            li_bad[row, :] = 0
-            sc_start[row, :] = 0
-            sc_end[row, :] = 0
+            for s in range(nl):
+                el_fill[s] = mark[s]
+                li_count[row, s] = 0
+                li_bad[row, s] = 0
+            for s in range(ns):
+                sc_start[row, s] = 0
+                sc_end[row, s] = 0
         st, end = _line(
             buf, p, hi, row, kind, slot, first, key_off, key_len, keys,
             sc_type, sc_start, sc_end, li_type, li_bad, li_count, el_start, el_end, el_fill,
