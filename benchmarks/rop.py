@@ -5,9 +5,10 @@ Run: .venv/bin/python benchmarks/rop.py [--records 1000000]
 Both sides evaluate the same hard-mode declaration (cutoff 20, any) over the
 same records bytes in the same run and must give identical results.
 
-* end to end: `scorers.rop.evaluate` (validation + SHA-256 + DuckDB parse +
-  vectorised rules + accounting) vs validation + `evaluate_reference` (json.loads
-  and the rules, one record at a time).
+* end to end: `scorers.rop.evaluate` (validation + SHA-256 + compiled records
+  scan + vectorised rules + accounting), called three times (the first call in
+  the process is printed apart: it also faults in fresh memory), vs validation +
+  `evaluate_reference` (json.loads and the rules, one record at a time).
 * rules only: `assign_verdicts` on parsed columns vs the per-record
   `record_verdict` calls of the loop, timed around each call.
 """
@@ -124,11 +125,16 @@ def main() -> None:
         f"in {time.perf_counter() - t:.1f} s"
     )
 
-    # End to end. CPU seconds (all threads) are printed too: on a shared machine they
-    # are steadier than wall time.
-    t, c = time.perf_counter(), time.process_time()
-    fast = evaluate(data, files, "bench.json")
-    t_fast, c_fast = time.perf_counter() - t, time.process_time() - c
+    # End to end, the evaluator three times: the first call also pays for memory this
+    # process has never touched (on this VM a fresh page costs microseconds, and how
+    # many it must fault in varies from run to run); the ratio uses the median of the
+    # three. CPU seconds (all threads) are printed too.
+    runs: list[tuple[float, float]] = []
+    for _ in range(3):
+        t, c = time.perf_counter(), time.process_time()
+        fast = evaluate(data, files, "bench.json")
+        runs.append((time.perf_counter() - t, time.process_time() - c))
+    t_fast, c_fast = sorted(runs)[1]
     t, c = time.perf_counter(), time.process_time()
     check = validate(data, files, "bench.json")
     assert check.declaration is not None and check.records is not None
@@ -140,16 +146,22 @@ def main() -> None:
     print(f"run status {fast.run_status}, histogram {fast.histogram}")
     print("end to end (validate + hash + parse + rules + accounting):")
     print(
-        f"  vectorised evaluator: {t_fast:7.2f} s  {n / t_fast:12,.0f} records/s"
+        "  vectorised evaluator: "
+        + ", ".join(f"{w:.2f} s (CPU {c:.2f} s)" for w, c in runs)
+        + " (first call, then again)"
+    )
+    print(
+        f"  median of the three : {t_fast:7.2f} s  {n / t_fast:12,.0f} records/s"
         f"   (CPU {c_fast:.2f} s)"
     )
     print(
         f"  per-record loop     : {t_slow:7.2f} s  {n / t_slow:12,.0f} records/s"
         f"   (CPU {c_slow:.2f} s)"
     )
-    print(f"  ratio               : {t_slow / t_fast:7.1f}x wall, {c_slow / c_fast:.1f}x CPU")
-    verdict = "met" if t_fast <= 10.0 * n / 1_000_000 else "NOT met"
-    print(f"  target (1M records within 10 s): {verdict} (load average now {_load()})")
+    print(f"  ratio (median)      : {t_slow / t_fast:7.1f}x wall, {c_slow / c_fast:.1f}x CPU")
+    print(f"  ratio (first call)  : {t_slow / runs[0][0]:7.1f}x wall")
+    verdict = "met" if max(w for w, _ in runs) <= 10.0 * n / 1_000_000 else "NOT met"
+    print(f"  target (1M records within 10 s, every call): {verdict} (load now {_load()})")
 
     # Rules only: the same records already parsed on each side.
     decl = check.declaration
