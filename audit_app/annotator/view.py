@@ -12,10 +12,10 @@ an answer can change (progress, save status, each condition's yes/no with its
 "Saved" line and gate messages, the verdict) into empty slots that the item
 screen left for it. A click on yes/no therefore reruns just that fragment, as
 its own rerun: one script run, no `st.rerun`. A page's quote box, or the
-checkbox of a page with a quote, reruns `F_ANSWERS` and that condition's pages
-(`st.rerun([keys])` from the callback, which replaces the widget's own rerun);
-the checkbox of a page without a quote changes nothing on the pages and reruns
-`F_ANSWERS` alone. Only navigation
+checkbox of a page with a quote, reruns `F_ANSWERS` and that page (each page is a
+keyed fragment: a quote redraws one page, not nine) with `st.rerun([keys])` from
+the callback, which replaces the widget's own rerun; the checkbox of a page
+without a quote changes nothing on the page and reruns `F_ANSWERS` alone. Only navigation
 (Previous/Next/Go to) reruns the whole item screen.
 """
 
@@ -135,8 +135,8 @@ F_ANSWERS = "ann_f_answers"  # progress, save status, answers, gate messages, ve
 ITEM = "item"  # the place of a save made by an item-level widget (Save, unclear, comment)
 
 
-def _f_pages(ckey: str) -> str:
-    return f"ann_f_pages_{ckey}"
+def _f_page(pkey: str) -> str:
+    return f"ann_f_page_{pkey}"
 
 
 def _save(
@@ -148,7 +148,7 @@ def _save(
     page's quote box: a quote typed there selects that page (unchecking it later is still
     possible). An answer lives in the `F_ANSWERS` fragment, whose own rerun after this
     callback redraws everything a save can change except page selections; a page's widget
-    reruns its condition's pages too, an item-level widget (Save, unclear, comment) only
+    reruns that page too when its highlight can change, an item-level widget (Save, unclear, comment) only
     `F_ANSWERS` (`st.rerun([...])` replaces the widget's own rerun: still one script run).
     """
     ss = st.session_state
@@ -181,7 +181,7 @@ def _save(
         # The pages show a selected page's quote highlighted: redraw them only when this
         # change can alter that (a quote typed, or a page with a quote (un)selected).
         if quoted or str(ss.get(_k(item_id, ckey, pkey, "q")) or "").strip():
-            st.rerun([F_ANSWERS, _f_pages(ckey)])
+            st.rerun([F_ANSWERS, _f_page(pkey)])
         st.rerun([F_ANSWERS])
     if ckey is None:
         st.rerun([F_ANSWERS])
@@ -346,7 +346,7 @@ def _condition_block(item_id: str, cond: dict[str, Any], renderer: PageImage | N
         st.html(rubric_html(cond))
         slot = st.container(key=f"answer-{item_id}-{ckey}")
         pkeys = tuple(str(page["page_key"]) for page in cond["pages"])
-        st.fragment(_pages, key=_f_pages(ckey))(item_id, ckey, pkeys, renderer)
+        _pages(item_id, ckey, pkeys, renderer)
     return slot
 
 
@@ -368,18 +368,13 @@ def _answer(item_id: str, ckey: str) -> None:
 
 
 def _pages(item_id: str, ckey: str, pkeys: tuple[str, ...], renderer: PageImage | None) -> None:
-    """One fragment per condition for its pages: one per page made navigation slower
-    (Next -> rendered) by more than it saved on a quote (benchmarks/app_latency.py)."""
+    """Each page (its checkbox, quote box, text with the quote highlighted) is a fragment
+    of its own, so a quote redraws one page, not nine."""
     for pkey in pkeys:
-        _page_block(item_id, ckey, pkey, renderer)
+        st.fragment(_page_block, key=_f_page(pkey))(item_id, ckey, pkey, renderer)
 
 
 def _page_block(item_id: str, ckey: str, pkey: str, renderer: PageImage | None) -> None:
-    ss = st.session_state
-    text = ss["ann_session"].packet.pools(item_id)[ckey][pkey]
-    quote = str(ss.get(_k(item_id, ckey, pkey, "q")) or "")
-    if not ss.get(_k(item_id, ckey, pkey, "sel")):
-        quote = ""
     letter = pkey.rsplit("-", 1)[-1]
     # One horizontal block, not st.columns (three blocks): every element on screen costs
     # the browser work on each save, and an item has up to 9 pages per condition.
@@ -398,6 +393,17 @@ def _page_block(item_id: str, ckey: str, pkey: str, renderer: PageImage | None) 
         placeholder=f"Quote from page {letter}: paste the exact words that establish it",
         label_visibility="collapsed",  # still its accessible name; one markdown render less
     )
+    _page_text(item_id, ckey, pkey, renderer)
+
+
+def _page_text(item_id: str, ckey: str, pkey: str, renderer: PageImage | None) -> None:
+    """A page's text, the selected page's quote highlighted in it, and its image toggle."""
+    ss = st.session_state
+    text = ss["ann_session"].packet.pools(item_id)[ckey][pkey]
+    quote = str(ss.get(_k(item_id, ckey, pkey, "q")) or "")
+    if not ss.get(_k(item_id, ckey, pkey, "sel")):
+        quote = ""
+    letter = pkey.rsplit("-", 1)[-1]
     marked, span = highlight_html(text, quote or None)
     if span is not None:
         st.caption(f"Quote matched on page {letter}: {match_context(text, span)}")
