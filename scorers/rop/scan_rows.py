@@ -7,8 +7,9 @@ and records where the needed values sit. Lines the kernel does not vouch for
 and the two sets of rows are merged in file order. Needed strings are copied
 out of the file into Arrow string arrays without decoding them one by one.
 
-Returns None -- and the caller uses another parser -- when Numba is missing or
-the declaration's paths overlap (one path a prefix of another).
+Returns None -- and the caller uses the line parser -- when Numba is missing,
+the declaration's paths overlap (one path a prefix of another), or the needed
+strings pass the 2 GiB an Arrow string array holds.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from scorers.rop.declaration import Declaration
 from scorers.rop.verdicts import SELECTOR_ERROR
 
 _BLOCK = 1 << 22  # 4 MiB of lines per kernel call
-_INT32 = (1 << 31) - 1
 
 
 class _Overlap(Exception):
