@@ -310,6 +310,8 @@ BASE_LINES = [
     '{"out": {"v": [1, -2.5e3, true, false, null, {}], "ranking": [{"x": [], "oid": "é"}]},'
     ' "s": {"key": "B"}, "meta": {"id": "r1"}}',
     ' {"meta":{"id":"r2","n":0},"s":{"key":"C","k":"a1"},"out":{"ranking":[]}}\r',
+    '{"meta": {"id": "r2-long-record-identifier"}, "s": {"key": "a1"}, "out": {"ranking":'
+    ' [{"oid": "a-very-long-object-id-0001"}, {"oid": "A"}], "note": "sixteen plus bytes"}}',
     '{"meta": {"id": "r3"}, "note": "x\\"y\\\\z\\u00e9", "s": {"key": "a2"}, "out": null}',
 ]
 # Bytes that matter to a JSON reader, including broken UTF-8 (overlong, encoded surrogate,
@@ -351,17 +353,25 @@ def _mutate(draw: Any, line: bytearray, inside_strings: bool) -> bytearray:
         at = draw(st.integers(quotes[2 * k] + 1, quotes[2 * k + 1]))
     else:
         at = draw(st.integers(0, len(line)))
+    if inside_strings and at < len(line) and draw(st.booleans()):
+        # one byte overwritten: the value keeps its width, so a template line's fast
+        # same-width check meets it
+        line[at : at + 1] = draw(st.sampled_from(ONE_BYTE))
+        return line
     piece = draw(st.sampled_from(PIECES))
     stop = min(len(line), at + draw(st.integers(0, 3)))
     line[at:stop] = piece if draw(st.booleans()) else b""
     return line
 
 
+ONE_BYTE = [b"\\", b'"', b"\x00", b"\x1f", b"\t", b"\x7f", b"\x80", b"\xc3", b"\xff", b"z"]
+
+
 @st.composite
 def template_file(draw: Any) -> bytes:
     """A valid line, then variants of it: the scan's template path (a line that repeats
     the previous line's bytes between its values) meets near misses of every kind."""
-    base = draw(st.sampled_from(BASE_LINES[:3])).encode()
+    base = draw(st.sampled_from(BASE_LINES[:4])).encode()
     lines = [base]
     for _ in range(draw(st.integers(1, 6))):
         line = bytearray(base)
@@ -422,7 +432,7 @@ def _fingerprints_match(rows: Any) -> None:
 def test_valid_lines_are_read_by_the_scan_itself() -> None:
     # Every unmutated line is valid JSON the scan must accept without the line parser.
     data = ("\n".join(BASE_LINES[:3]) + "\n").encode()
-    for line in BASE_LINES[:3]:
+    for line in BASE_LINES[:4]:
         json.loads(line)
     out = fast_rows(data, DECL_OBJECTS.id_path, DECL_OBJECTS)
     assert out is not None and out[1] == 3
@@ -450,3 +460,43 @@ def test_fingerprints_read_each_string_alone(values: list[str]) -> None:
     for value, fp in zip(values, got.tolist(), strict=True):
         raw = value.encode("utf-8", "surrogatepass")
         assert fp == (int.from_bytes(raw[-4:], "little") ^ len(raw)) & 0x7FFFFFFF
+
+
+def test_eight_byte_plain_test_equals_the_byte_table() -> None:
+    from numba import njit
+
+    from scorers.rop.scan_kernel import PLAIN, _plain8, load_u64
+
+    @njit(cache=False)
+    def both(buf: np.ndarray, k: int) -> tuple[int, bool]:
+        x = load_u64(buf, k)
+        return x, _plain8(x)
+
+    rng = np.random.default_rng(5)
+    cases = [bytes([v if j == k else 97 for j in range(8)]) for v in range(256) for k in range(8)]
+    cases += [bytes(rng.integers(0, 256, 8, dtype=np.uint8)) for _ in range(2000)]
+    picks = np.array([32, 33, 34, 35, 91, 92, 93, 126, 127, 128, 31], dtype=np.uint8)
+    cases += [bytes(rng.choice(picks, 8)) for _ in range(2000)]
+    for case in cases:
+        word, plain = both(np.frombuffer(b"xx" + case + b"yy", dtype=np.uint8), 2)
+        assert int(word) == int.from_bytes(case, "little")
+        assert plain == all(PLAIN[b] for b in case), case
+
+
+@pytest.mark.parametrize("decl", [DECL_OBJECTS, DECL_PLAIN], ids=["objects", "plain"])
+def test_every_byte_of_every_string_after_a_template(decl: Any) -> None:
+    # Each byte inside each string of a template line overwritten by each awkward byte,
+    # one variant per line: the same-width fast checks (eight bytes at a time) meet all.
+    for base in (BASE_LINES[0], BASE_LINES[3]):
+        raw = base.encode()
+        quotes = [i for i, b in enumerate(raw) if b == 34]
+        lines = [raw]
+        for k in range(0, len(quotes) - 1, 2):
+            for at in range(quotes[k] + 1, quotes[k + 1]):
+                for piece in ONE_BYTE:
+                    lines += [raw[:at] + piece + raw[at + 1 :], raw]
+        data = b"\n".join(lines) + b"\n"
+        scan_rows._BLOCK = 1 << 22
+        out = fast_rows(data, decl.id_path, decl)
+        assert out is not None
+        _same_columns(finish(out[0], decl), python_columns(data, decl.id_path, decl))

@@ -33,7 +33,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 # Everything compiled lives in this one module on purpose: Numba's on-disk cache of a
 # function is invalidated only by changes to the function's own file, so a helper in
@@ -205,6 +207,45 @@ def child_node(
 
 # ---------------------------------------------------------------- template lines
 
+
+@intrinsic
+def _load_u64(typingctx: Any, arr: Any, idx: Any) -> Any:
+    """Bytes arr[idx:idx + 8] as one little-endian uint64 (an unaligned load; the caller
+    keeps idx + 8 within the array)."""
+    sig = types.uint64(arr, idx)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), ir.IntType(64).as_pointer())
+        return builder.load(ptr, align=1)
+
+    return sig, codegen
+
+
+load_u64: Any = _load_u64  # called as load_u64(arr, idx) in compiled code
+
+
+# SWAR constants: a byte test on eight bytes at once (Bit Twiddling Hacks, "hasless").
+_LOW = np.uint64(0x0101010101010101)
+_HIGH = np.uint64(0x8080808080808080)
+_SPACES = np.uint64(0x2020202020202020)  # 32 in every byte
+_QUOTES = np.uint64(0x2222222222222222)
+_BACKSLASHES = np.uint64(0x5C5C5C5C5C5C5C5C)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _plain8(x: Any) -> bool:
+    """No byte of x is a control byte, >= 128, a quote or a backslash (all stand for
+    themselves in a JSON string)."""
+    bad = x & _HIGH
+    bad |= (x - _SPACES) & ~x & _HIGH  # a byte < 32
+    q = x ^ _QUOTES
+    bad |= (q - _LOW) & ~q & _HIGH  # a byte == '"'
+    b = x ^ _BACKSLASHES
+    bad |= (b - _LOW) & ~b & _HIGH  # a byte == '\\'
+    return bad == 0
+
+
 HOLE_STRING, HOLE_NUMBER = 0, 1
 MAX_HOLES = 4096  # a line with more value strings and numbers gets no template
 MAX_TEMPLATE = 1 << 16  # nor does a line longer than this
@@ -261,11 +302,15 @@ def match_template(
         n = stop - t
         if p + n > hi:
             return -1
-        diff = 0
-        for i in range(n):  # no early exit: the loop vectorises
-            diff |= buf[p + i] ^ tpl[t + i]
-        if diff:
-            return -1
+        i = 0
+        while i + 8 <= n:  # eight bytes per compare
+            if load_u64(buf, p + i) != load_u64(tpl, t + i):
+                return -1
+            i += 8
+        while i < n:
+            if buf[p + i] != tpl[t + i]:
+                return -1
+            i += 1
         p += n
         t = stop
         if h == n_holes:
@@ -283,9 +328,14 @@ def match_template(
         # Most values are as long as the template's: if a quote follows that many bytes
         # that stand for themselves (no quote among them), the string ends there.
         if p + width < hi and buf[p + width] == 34:
-            plain = 1
-            for i in range(width):
-                plain &= PLAIN[buf[p + i]]
+            plain = True
+            i = 0
+            while plain and i + 8 <= width:
+                plain = _plain8(load_u64(buf, p + i))
+                i += 8
+            while plain and i < width:
+                plain = PLAIN[buf[p + i]] == 1
+                i += 1
             if plain:
                 p += width
         while p < hi:
