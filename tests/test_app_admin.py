@@ -181,3 +181,16 @@ def test_one_stream_shows_integrity_and_a_note(tmp_path: Path, monkeypatch) -> N
     assert not at.get("vega_lite_chart") or all(
         "grade" not in c.proto.spec for c in at.get("vega_lite_chart")
     )
+
+
+def test_tables_show_blank_cells_not_none() -> None:
+    from audit_app.admin.data import blank_missing
+
+    table = pd.DataFrame(
+        [{"statistic": "exact", "count": 254, "total": 300, "rate": 0.8466667},
+         {"statistic": "kappa", "value": 0.80123456}]
+    )  # fmt: skip
+    shown = blank_missing(table).to_string().splitlines()
+    assert shown[1].split() == ["0", "exact", "254", "300", "0.8467"]
+    assert shown[2].split() == ["1", "kappa", "0.8012"]  # no None, no nan
+    assert table["value"].isna().tolist() == [True, False]  # the data keep their nulls

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -281,3 +281,16 @@ def agreement_summary(project: Project, packet_id: str, raters: str | None = Non
 def stream_names(project: Project, packet_id: str) -> list[str]:
     """Annotators with a journal for this packet (the response streams)."""
     return [name for name, _ in journal.iter_journals(project.journal_dir(packet_id))]
+
+
+def blank_missing(table: pd.DataFrame) -> Any:
+    """The table for display: empty cells where a figure does not apply, counts without
+    decimals (a column with gaps is float), other figures to 4 decimals. Only the display
+    changes: the data underneath keep their nulls."""
+    formats: dict[Any, str | Callable[[object], str] | None] = {}
+    for name in table.columns:
+        column = table[name]
+        if pd.api.types.is_float_dtype(column):
+            whole = column.dropna().apply(float.is_integer).all()
+            formats[name] = "{:.0f}" if whole else "{:.4f}"
+    return table.style.format(formats, na_rep="")

@@ -94,7 +94,9 @@ def _agreement(project: Project, packet_id: str) -> None:
             f"rater ({report['incomplete_pairs']} not yet); the same figures as "
             f"`evaudit agreement audit DIR {packet_id} --json`."
         )
-        st.dataframe(data.agreement_rows(report), hide_index=True, key="agr_table")
+        st.dataframe(
+            data.blank_missing(data.agreement_rows(report)), hide_index=True, key="agr_table"
+        )
         for group in report.get("duplicate_streams") or []:
             st.warning(f"Identical streams (one stream counted twice): {', '.join(group)}")
         if "confusion" in report:
@@ -102,7 +104,9 @@ def _agreement(project: Project, packet_id: str) -> None:
     integ = summary.integrity
     if integ is not None:
         st.markdown("#### Integrity per response stream")
-        st.dataframe(data.integrity_rows(integ), hide_index=True, key="int_table")
+        st.dataframe(
+            data.blank_missing(data.integrity_rows(integ)), hide_index=True, key="int_table"
+        )
         verdict = "ok" if integ["ok"] else "problems found"
         st.caption(
             f"Integrity: {verdict} (no structural or page-pool errors and every quote exact); "
