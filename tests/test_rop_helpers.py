@@ -61,3 +61,23 @@ def _line(row: Any) -> bytes:
 def run(rows: list[Any], population: list[str], resolver: dict[str, Any], **kw: Any) -> RopResult:
     data, files = bundle(rows, population, resolver, **kw)
     return evaluate(data, files, "decl.json")
+
+
+def agrees_with_reference(data: bytes, files: dict[str, bytes | None]) -> tuple[Any, bytes]:
+    """Assert `evaluate` (records parsed inline, and in a thread beside validation) equals
+    the per-record reference loop on every field but `problems`; returns the validated
+    (declaration, records bytes)."""
+    from scorers.rop import evaluate_reference, validate
+
+    check = validate(data, files, "decl.json")
+    decl = check.declaration
+    assert decl is not None, check.problems
+    assert check.records is not None
+    ref = evaluate_reference(decl, check.records).to_json()
+    got = evaluate(data, files, "decl.json").to_json()
+    for key in ref:
+        if key != "problems":
+            assert got[key] == ref[key], (key, got[key], ref[key])
+    # big=0: records parsed in a thread while the declaration is validated
+    assert evaluate(data, files, "decl.json", big=0).to_json() == got
+    return decl, check.records

@@ -26,7 +26,7 @@ from scorers.rop.columns import RecordColumns, finish, python_columns
 from scorers.rop.evaluate import evaluate
 from scorers.rop.membership import assign_verdicts
 from scorers.rop.scan_rows import fast_rows
-from tests.test_rop_helpers import bundle
+from tests.test_rop_helpers import agrees_with_reference, bundle
 
 RESOLVER = {"version": "t1", "objects": {"A": ["a1", "a2"], "B": ["b1"], "C": [], "é": ["ü1"]}}
 POP = ["r0", "r1", "r2", "r3", "é"]
@@ -163,20 +163,9 @@ def _scan_small_files(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def _check(rows: list[Any], **kw: Any) -> int:
     """Assert the three evaluations agree; returns how many lines the scan read itself."""
-    data, files = bundle(rows, POP, RESOLVER, **kw)
-    check = validate(data, files, "decl.json")
-    decl = check.declaration
-    assert decl is not None, check.problems
-    assert check.records is not None
-    ref = evaluate_reference(decl, check.records).to_json()
-    got = evaluate(data, files, "decl.json").to_json()
-    for key in ref:
-        if key != "problems":
-            assert got[key] == ref[key], (key, got[key], ref[key])
-    # big=0: records parsed in a thread while the declaration is validated
-    assert evaluate(data, files, "decl.json", big=0).to_json() == got
-    slow = python_columns(check.records, decl.id_path, decl)
-    out = fast_rows(check.records, decl.id_path, decl)
+    decl, records = agrees_with_reference(*bundle(rows, POP, RESOLVER, **kw))
+    slow = python_columns(records, decl.id_path, decl)
+    out = fast_rows(records, decl.id_path, decl)
     if out is None:  # the whole file went to the line parser (checked by `evaluate` above)
         return 0
     fast = finish(out[0], decl)

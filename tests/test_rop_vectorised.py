@@ -8,12 +8,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorers.rop import Declaration, evaluate_reference, validate
+from scorers.rop import Declaration, validate
 from scorers.rop.columns import RecordColumns, finish, python_columns
 from scorers.rop.evaluate import evaluate
 from scorers.rop.membership import assign_verdicts
 from scorers.rop.scan_rows import fast_rows
-from tests.test_rop_helpers import bundle
+from tests.test_rop_helpers import agrees_with_reference, bundle
 
 RESOLVER = {
     "version": "t1",
@@ -108,20 +108,10 @@ def _compare(sc: dict[str, Any]) -> None:
     data, files = bundle(
         sc["rows"], IDS[:4], RESOLVER, selection=sc["selection"], output=sc["output"]
     )
-    check = validate(data, files, "decl.json")
-    decl = check.declaration
-    assert decl is not None, check.problems
-    assert check.records is not None
-    ref = evaluate_reference(decl, check.records).to_json()
-    got = evaluate(data, files, "decl.json").to_json()
-    for key in ref:
-        if key != "problems":
-            assert got[key] == ref[key], (key, got[key], ref[key])
-    # big=0: records parsed in a thread while the declaration is validated
-    assert evaluate(data, files, "decl.json", big=0).to_json() == got
+    decl, records = agrees_with_reference(data, files)
     # Both parsers, when the fast one accepts the file, give identical verdicts.
-    slow = python_columns(check.records, decl.id_path, decl)
-    out = fast_columns(check.records, decl.id_path, decl)
+    slow = python_columns(records, decl.id_path, decl)
+    out = fast_columns(records, decl.id_path, decl)
     if out is not None:
         fast, n_fast = out
         FAST_SEEN.append(n_fast)

@@ -264,10 +264,9 @@ def finish(rows: RawRows, decl: Declaration | None) -> RecordColumns:
     """Decode witnesses (witness mode) and drop the line numbers."""
     status, values, parents = rows.sel_status, rows.sel_values, rows.sel_parents
     if decl is not None and decl.selection.kind == "witness":
-        status, decoded, parents = decode_witnesses(
+        status, values, parents = decode_witnesses(
             rows.record_ids, rows.witnesses, rows.bindings, decl
         )
-        values = decoded
     return RecordColumns(
         record_ids=rows.record_ids,
         malformed_lines=rows.malformed_lines,
