@@ -11,6 +11,7 @@ byte-level mutations of valid lines check that nothing else slips through.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -489,3 +490,29 @@ def test_every_byte_of_every_string_after_a_template(decl: Any) -> None:
         out = fast_rows(data, decl.id_path, decl)
         assert out is not None
         _same_columns(finish(out[0], decl), python_columns(data, decl.id_path, decl))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=1, max_size=40), st.data())
+def test_gather_copies_spans_and_fingerprints_them(buf: bytes, data: Any) -> None:
+    # Spans anywhere, also ending at the buffer's last byte (the eight-byte loads must
+    # then fall back to single bytes), kept or not line by line.
+    from scorers.rop.scan_kernel import gather
+
+    span = st.integers(0, len(buf) - 1).flatmap(
+        lambda a: st.tuples(st.just(a), st.integers(a + 1, len(buf)))
+    )
+    lines = data.draw(st.lists(st.tuples(st.lists(span, max_size=4), st.booleans()), max_size=6))
+    spans = [s for group, _ in lines for s in group]
+    offsets, out, per_line, fp = gather(
+        np.frombuffer(buf, dtype=np.uint8),
+        np.array([a for a, _ in spans], dtype=np.int64),
+        np.array([e for _, e in spans], dtype=np.int64),
+        np.array([len(group) for group, _ in lines], dtype=np.int64),
+        np.array([keep for _, keep in lines], dtype=bool),
+    )
+    kept = [buf[a:e] for group, keep in lines if keep for a, e in group]
+    assert bytes(out) == b"".join(kept)
+    assert offsets.tolist() == [0, *itertools.accumulate(len(v) for v in kept)]
+    assert per_line.tolist() == [len(group) if keep else 0 for group, keep in lines]
+    assert fp.tolist() == [(int.from_bytes(v[-4:], "little") ^ len(v)) & 0x7FFFFFFF for v in kept]

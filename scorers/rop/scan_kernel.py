@@ -225,6 +225,24 @@ def _load_u64(typingctx: Any, arr: Any, idx: Any) -> Any:
 load_u64: Any = _load_u64  # called as load_u64(arr, idx) in compiled code
 
 
+@intrinsic
+def _store_u64(typingctx: Any, arr: Any, idx: Any, value: Any) -> Any:
+    """Write `value` to arr[idx:idx + 8], little-endian (an unaligned store; the caller
+    keeps idx + 8 within the array)."""
+    sig = types.void(arr, idx, types.uint64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), ir.IntType(64).as_pointer())
+        builder.store(args[2], ptr, align=1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+store_u64: Any = _store_u64  # called as store_u64(arr, idx, value) in compiled code
+
+
 # SWAR constants: a byte test on eight bytes at once (Bit Twiddling Hacks, "hasless").
 _LOW = np.uint64(0x0101010101010101)
 _HIGH = np.uint64(0x8080808080808080)
@@ -686,6 +704,19 @@ def scan_block(
 
 
 @njit(cache=True, nogil=True)
+def count_lines(buf: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
+    """(newlines, double quotes) in buf[lo:hi]: one pass sizes the scan's arrays."""
+    newlines = np.int64(0)
+    quotes = np.int64(0)
+    piece = buf[lo:hi]
+    for i in range(piece.shape[0]):  # a slice from 0 up: no index checks, LLVM vectorises
+        c = piece[i]
+        newlines += np.int64(c == np.uint8(10))
+        quotes += np.int64(c == np.uint8(34))
+    return newlines, quotes
+
+
+@njit(cache=True, nogil=True)
 def gather(
     buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, keep: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -703,9 +734,10 @@ def gather(
                 n_bytes += ends[k] - starts[k]
         j += counts[i]
     offsets = np.zeros(n_spans + 1, dtype=np.int32)
-    out = np.empty(n_bytes, dtype=np.uint8)
+    out = np.empty(n_bytes + 8, dtype=np.uint8)  # room for the last eight-byte store
     per_line = np.zeros(counts.shape[0], dtype=np.int64)
     fp = np.zeros(n_spans, dtype=np.int32)
+    size = buf.shape[0]
     j = 0
     s = 0
     b = 0
@@ -713,14 +745,26 @@ def gather(
         if keep[i]:
             per_line[i] = counts[i]
             for k in range(j, j + counts[i]):
-                word = 0
-                for x in range(starts[k], ends[k]):
-                    out[b] = buf[x]
-                    b += 1
-                for x in range(max(starts[k], ends[k] - 4), ends[k]):
-                    word |= np.int64(buf[x]) << (8 * (x - max(starts[k], ends[k] - 4)))
-                fp[s] = (word ^ (ends[k] - starts[k])) & 0x7FFFFFFF
+                a, e = starts[k], ends[k]
+                # Eight bytes at a time; a store may run past the span, the next span's
+                # bytes (or the padding) overwrite it.
+                x = a
+                while x < e:
+                    if x + 8 <= size:
+                        store_u64(out, b + x - a, load_u64(buf, x))
+                        x += 8
+                    else:
+                        out[b + x - a] = buf[x]
+                        x += 1
+                b += e - a
+                if e - a >= 4 and e >= 8:  # the last four bytes: the high half of one load
+                    word = np.int64(load_u64(buf, e - 8) >> np.uint64(32))
+                else:
+                    word = 0
+                    for x in range(max(a, e - 4), e):
+                        word |= np.int64(buf[x]) << (8 * (x - max(a, e - 4)))
+                fp[s] = (word ^ (e - a)) & 0x7FFFFFFF
                 s += 1
                 offsets[s] = b
         j += counts[i]
-    return offsets, out, per_line, fp
+    return offsets, out[:n_bytes], per_line, fp

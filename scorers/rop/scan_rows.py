@@ -172,9 +172,9 @@ def _part(
     from scorers.rop import scan_kernel as k
 
     lo, hi, last = block
-    piece = buf[lo:hi]
-    n_lines = int(np.count_nonzero(piece == 10)) + (1 if last else 0)
-    cap = int(np.count_nonzero(piece == 34)) // 2 + 1
+    newlines, quotes = k.count_lines(buf, lo, hi)
+    n_lines = newlines + (1 if last else 0)
+    cap = quotes // 2 + 1
     scan: Any = k.scan_block  # a Numba dispatcher: its call signature is not typed
     out = scan(buf, lo, hi, n_lines, cap, *arrays, n_scalar, n_list)
     status, starts, ends, sc_type, sc_start, sc_end, li_type, li_bad, li_count = out[:9]
@@ -203,19 +203,18 @@ def _part(
             got = k.gather(buf, a, b, one, good)
             part.strings["sel"], part.counts["sel"] = _array(got), got[2]
         part.flags["sel"] = good
-    line_offsets = [np.concatenate([[0], np.cumsum(li_count[:, s])]) for s in range(n_list)]
+    is_row = np.zeros(n_lines, dtype=bool)
+    is_row[rows] = True
     for name, s in (("sel", 0), ("ret", n_list - 1)) if kind == "alternatives" else (("ret", 0),):
-        usable = (li_type[rows, s] == k.STRING) & (li_bad[rows, s] == 0)
+        # Over every line, so that the elements need no index: line i owns the next
+        # li_count[i, s] spans of slot s, whether it is a row or not.
+        usable = (li_type[:, s] == k.STRING) & (li_bad[:, s] == 0)
         if name == "sel":
-            usable &= li_count[rows, s] > 0
-        # the rows' elements: line i owns el[line_offsets[i]:line_offsets[i + 1]]
-        first = line_offsets[s][rows]
-        counts = li_count[rows, s]
-        idx = np.repeat(first - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
-        idx += np.arange(int(counts.sum()), dtype=np.int64)
-        got = k.gather(buf, el_start[s][idx], el_end[s][idx], counts, usable)
-        part.strings[name], part.counts[name], part.flags[name] = _array(got), got[2], usable
-        part.fingerprints[name] = got[3]
+            usable &= li_count[:, s] > 0
+        counts = np.ascontiguousarray(li_count[:, s])
+        got = k.gather(buf, el_start[s], el_end[s], counts, is_row & usable)
+        part.strings[name], part.counts[name] = _array(got), got[2][rows]
+        part.flags[name], part.fingerprints[name] = usable[rows], got[3]
     return part
 
 
