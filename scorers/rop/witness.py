@@ -35,9 +35,10 @@ def binding_hash(
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def population_sha256(ids: list[str]) -> str:
-    """SHA-256 of the sorted ids joined by ``\\n`` with a final ``\\n``."""
-    text = "\n".join(sorted(ids)) + "\n" if ids else ""
+def population_sha256(ids: list[str], *, presorted: bool = False) -> str:
+    """SHA-256 of the sorted ids joined by ``\\n`` with a final ``\\n`` (`presorted`: the
+    caller has checked that `ids` are in order, so they are not sorted again)."""
+    text = "\n".join(ids if presorted else sorted(ids)) + "\n" if ids else ""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
