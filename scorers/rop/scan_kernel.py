@@ -713,7 +713,7 @@ def count_lines(buf: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
         c = piece[i]
         newlines += np.int64(c == np.uint8(10))
         quotes += np.int64(c == np.uint8(34))
-    return newlines, quotes
+    return int(newlines), int(quotes)
 
 
 @njit(cache=True, nogil=True)
@@ -760,7 +760,7 @@ def gather(
                 if e - a >= 4 and e >= 8:  # the last four bytes: the high half of one load
                     word = np.int64(load_u64(buf, e - 8) >> np.uint64(32))
                 else:
-                    word = 0
+                    word = np.int64(0)
                     for x in range(max(a, e - 4), e):
                         word |= np.int64(buf[x]) << (8 * (x - max(a, e - 4)))
                 fp[s] = (word ^ (e - a)) & 0x7FFFFFFF

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,9 @@ from scorers.rop.declaration import Declaration
 from scorers.rop.verdicts import SELECTOR_ERROR
 
 _BLOCK = 1 << 22  # 4 MiB of lines per kernel call
+# The resolver and rules as `verdict_kernel.any_verdicts` takes them after the spans
+# (built by `scorers.rop.scan_verdicts.verdict_args`).
+Verdicts = tuple[Any, ...]
 
 
 class _Overlap(Exception):
@@ -139,8 +143,9 @@ def _blocks(data: bytes) -> list[tuple[int, int, bool]]:
         lo = cut + 1
 
 
-class _Part:
-    """One block's rows: the needed strings already copied out, in row order."""
+class Part:
+    """One block's rows: the needed strings already copied out, in row order (or, when
+    the scan gives verdicts, the record ids and each row's verdict code)."""
 
     def __init__(self, n_lines: int) -> None:
         self.n_lines = n_lines
@@ -152,6 +157,7 @@ class _Part:
         self.flags: dict[str, np.ndarray] = {}  # per row: usable
         self.spans: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.fingerprints: dict[str, np.ndarray] = {}  # per value (see `prefilter`)
+        self.codes = np.zeros(0, dtype=np.int8)  # per row, when the scan gives verdicts
 
 
 def _array(out: tuple[np.ndarray, ...]) -> pa.Array:
@@ -167,8 +173,12 @@ def _part(
     n_scalar: int,
     n_list: int,
     kind: str,
-) -> _Part:
-    """Scan one block and copy out its needed strings (runs in a worker thread)."""
+    verdicts: Verdicts | None = None,
+) -> Part:
+    """Scan one block and copy out its needed strings (runs in a worker thread). With
+    `verdicts` (a `field` selection only) the selected key and the returned ids are not
+    copied: `verdict_kernel.any_verdicts` reads them in place and gives each row its
+    verdict, so the block's spans are freed before the next block is scanned."""
     from scorers.rop import scan_kernel as k
 
     lo, hi, last = block
@@ -179,7 +189,7 @@ def _part(
     out = scan(buf, lo, hi, n_lines, cap, *arrays, n_scalar, n_list)
     status, starts, ends, sc_type, sc_start, sc_end, li_type, li_bad, li_count = out[:9]
     el_start, el_end = out[9], out[10]
-    part = _Part(n_lines)
+    part = Part(n_lines)
     ok = status == k.OK
     has_id = ok & (sc_type[:, 0] == k.STRING) & (sc_end[:, 0] > sc_start[:, 0])
     part.rows = np.flatnonzero(has_id)
@@ -191,6 +201,16 @@ def _part(
     yes = np.ones(len(rows), dtype=bool)
     part.strings["rid"] = _array(k.gather(buf, sc_start[rows, 0], sc_end[rows, 0], one, yes))
     if kind == "ids":
+        return part
+    if verdicts is not None:
+        assert kind == "field"
+        from scorers.rop import verdict_kernel as vk
+
+        kernel: Any = vk.any_verdicts  # a Numba dispatcher: its call signature is not typed
+        part.codes = kernel(
+            buf, rows, sc_type[:, 1], sc_start[:, 1], sc_end[:, 1],
+            li_type[:, 0], li_bad[:, 0], li_count[:, 0], el_start[0], el_end[0], *verdicts,
+        )  # fmt: skip
         return part
     if kind in ("field", "witness"):
         t, a, b = sc_type[rows, 1], sc_start[rows, 1], sc_end[rows, 1]
@@ -218,15 +238,22 @@ def _part(
     return part
 
 
-def _scan(data: bytes, trie: _Trie, n_scalar: int, n_list: int, kind: str) -> list[_Part]:
+def _scan(
+    data: bytes,
+    trie: _Trie,
+    n_scalar: int,
+    n_list: int,
+    kind: str,
+    verdicts: Verdicts | None = None,
+) -> list[Part]:
     """Scan every block (threads, one per core)."""
     buf = np.frombuffer(data, dtype=np.uint8)
     arrays = trie.arrays()
     blocks = _blocks(data)
     workers = min(os.cpu_count() or 1, 8, len(blocks))
 
-    def one(block: tuple[int, int, bool]) -> _Part:
-        return _part(buf, block, arrays, n_scalar, n_list, kind)
+    def one(block: tuple[int, int, bool]) -> Part:
+        return _part(buf, block, arrays, n_scalar, n_list, kind, verdicts)
 
     if workers <= 1:
         return [one(b) for b in blocks]
@@ -234,7 +261,7 @@ def _scan(data: bytes, trie: _Trie, n_scalar: int, n_list: int, kind: str) -> li
         return list(pool.map(one, blocks))
 
 
-def _concat(parts: list[_Part], name: str) -> pa.Array:
+def _concat(parts: list[Part], name: str) -> pa.Array:
     return pa.concat_arrays([p.strings[name] for p in parts])
 
 
@@ -246,10 +273,43 @@ def _texts(data: bytes, spans: tuple[np.ndarray, np.ndarray, np.ndarray]) -> lis
     ]
 
 
-def fast_rows(
-    data: bytes, id_path: tuple[str, ...], decl: Declaration | None
-) -> tuple[RawRows, int] | None:
-    """(rows, number of lines the kernel read itself), or None when the scan cannot run."""
+@dataclass
+class Scanned:
+    """The blocks of one scan, with the 1-based line number of each block's first line."""
+
+    parts: list[Part]
+    base: np.ndarray
+
+    def row_lines(self) -> np.ndarray:
+        """Line number of every row the kernel read itself, in file order."""
+        rows = [p.rows + b for p, b in zip(self.parts, self.base, strict=True)]
+        return np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, np.int64)
+
+    def malformed_lines(self) -> np.ndarray:
+        bad = [p.malformed + b for p, b in zip(self.parts, self.base, strict=True)]
+        return np.concatenate(bad).astype(np.int64) if bad else np.zeros(0, np.int64)
+
+    def slow_lines(self) -> list[tuple[int, int, int]]:
+        """(line number, start, end) of every line left to the line parser."""
+        return [
+            (int(i + b), lo, hi)
+            for p, b in zip(self.parts, self.base, strict=True)
+            for i, lo, hi in p.slow
+        ]
+
+    def record_ids(self) -> list[str]:
+        ids: list[str] = _concat(self.parts, "rid").to_pylist()
+        return ids
+
+
+def scan_parts(
+    data: bytes,
+    id_path: tuple[str, ...],
+    decl: Declaration | None,
+    verdicts: Verdicts | None = None,
+) -> Scanned | None:
+    """The compiled scan of every block, or None when it cannot run (see the module's
+    docstring). `verdicts` (a `field` selection only): see `_part`."""
     try:
         import scorers.rop.scan_kernel  # noqa: F401  (Numba missing: another parser reads)
     except ImportError:
@@ -259,15 +319,27 @@ def fast_rows(
     except _Overlap:
         return None
     kind = "ids" if decl is None else decl.selection.kind
-    parts = _scan(data, trie, n_scalar, n_list, kind)
+    parts = _scan(data, trie, n_scalar, n_list, kind, verdicts)
     base = np.concatenate([[1], np.cumsum([p.n_lines for p in parts])[:-1] + 1])
-    lines = np.concatenate([p.rows + b for p, b in zip(parts, base, strict=True)])
-    malformed = np.concatenate([p.malformed + b for p, b in zip(parts, base, strict=True)])
+    return Scanned(parts, base.astype(np.int64))
+
+
+def fast_rows(
+    data: bytes, id_path: tuple[str, ...], decl: Declaration | None
+) -> tuple[RawRows, int] | None:
+    """(rows, number of lines the kernel read itself), or None when the scan cannot run."""
+    scanned = scan_parts(data, id_path, decl)
+    if scanned is None:
+        return None
+    parts = scanned.parts
+    kind = "ids" if decl is None else decl.selection.kind
+    lines = scanned.row_lines()
+    malformed = scanned.malformed_lines()
     n = len(lines)
     try:
         out = RawRows(
-            lines=lines.astype(np.int64),
-            record_ids=_concat(parts, "rid").to_pylist(),
+            lines=lines,
+            record_ids=scanned.record_ids(),
             malformed_lines=malformed.tolist(),
             sel_status=np.zeros(n, dtype=np.int8),
             sel_values=pa.array([], pa.string()),
@@ -283,7 +355,7 @@ def fast_rows(
     except (pa.ArrowInvalid, pa.ArrowCapacityError, OverflowError):
         return None  # more string data than 32-bit offsets hold
     parsed = n + len(malformed)
-    slow = [(int(i + b), lo, hi) for p, b in zip(parts, base, strict=True) for i, lo, hi in p.slow]
+    slow = scanned.slow_lines()
     if not slow:
         return out, parsed
     checked = python_rows(((ln, data[lo:hi]) for ln, lo, hi in slow), id_path, decl)
@@ -295,7 +367,7 @@ def scan_rows(data: bytes, id_path: tuple[str, ...], decl: Declaration | None) -
     return out[0] if out is not None else None
 
 
-def _fill(out: RawRows, data: bytes, parts: list[_Part], kind: str) -> None:
+def _fill(out: RawRows, data: bytes, parts: list[Part], kind: str) -> None:
     """Selection and returned ids of every row, from the blocks' copied-out strings."""
     n = len(out.record_ids)
     rows = np.arange(n, dtype=np.int64)
