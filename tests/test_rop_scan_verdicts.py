@@ -26,7 +26,9 @@ from tests.test_rop_parser import POP, RESOLVER, mutated_file, template_file
 
 # Object "M" has more raw ids than are compared directly: its ids go through the table.
 MANY = [f"m{i}" for i in range(DIRECT_MAX + 3)]
-BIG_RESOLVER = {"version": "t2", "objects": {**RESOLVER["objects"], "M": MANY}}
+# Object "L": ids longer than the eight bytes of one word, alike up to their last byte.
+LONG = ["long-object-id-0001", "long-object-id-0002", "long-obj-9"]
+BIG_RESOLVER = {"version": "t2", "objects": {**RESOLVER["objects"], "M": MANY, "L": LONG}}
 
 
 @pytest.fixture(autouse=True)
@@ -86,6 +88,10 @@ def test_every_verdict_and_the_table_path(_scan_small_files: list[int]) -> None:
         _line("r4", "nope", [{"oid": "A"}]),  # RESOLUTION_ERROR
         _line("é", "a2", [{"oid": ""}]),  # UNVERIFIABLE
         _line("r5", "a2", [{"oid": "a1"}]),  # PASS through a direct compare
+        _line("r7", "L", [{"oid": "long-object-id-0003"}]),  # FAIL on the last byte
+        _line("r8", LONG[0], [{"oid": "long-object-id-000"}, {"oid": LONG[1]}]),  # PASS
+        _line("r9", "L", [{"oid": "long-obj"}]),  # FAIL: only the first eight bytes alike
+        _line("rA", "L", [{"oid": "long-objX9"}]),  # FAIL: unlike at the ninth byte only
         '{"meta": {"id": "r6"}, "s": {"key": "a\\u0031"}, "out": {"ranking": [{"oid": "A"}]}}',
     ]  # the last line has an escape: the line parser reads it, merged back in order
     records = ("\n".join(lines) + "\n").encode()
@@ -104,25 +110,27 @@ def test_every_verdict_and_the_table_path(_scan_small_files: list[int]) -> None:
     got = scan_verdicts.scan_verdicts(check.records, scanned, decl)
     assert got is not None
     slow = python_columns(check.records, decl.id_path, decl)
-    assert got.record_ids == slow.record_ids == ["r0", "r1", "r2", "r3", "r4", "é", "r5", "r6"]
+    ids = ["r0", "r1", "r2", "r3", "r4", "é", "r5", "r7", "r8", "r9", "rA", "r6"]
+    assert got.record_ids == slow.record_ids == ids
     expected = assign_verdicts(slow, decl.resolver, 2, "any").tolist()
-    assert got.codes.tolist() == expected == [6, 5, 6, 2, 3, 4, 5, 5]
+    assert got.codes.tolist() == expected == [6, 5, 6, 2, 3, 4, 5, 6, 5, 6, 6, 5]
+
+
+# Ids of a two-letter alphabet share long prefixes: past the eight bytes one word holds,
+# only the byte-by-byte tail tells them apart.
+IDS = st.one_of(st.binary(max_size=12), st.text(alphabet="ab", max_size=12).map(str.encode))
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.binary(min_size=0, max_size=5), unique=True, max_size=40),
-    st.lists(st.binary(min_size=0, max_size=5), max_size=20),
-)
+@given(st.lists(IDS, unique=True, max_size=40), st.lists(IDS, max_size=20))
 def test_hash_table_finds_exactly_the_keys(keys: list[bytes], probes: list[bytes]) -> None:
     offsets = np.zeros(len(keys) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([len(k) for k in keys])
     flat = np.frombuffer(b"".join(keys), dtype=np.uint8)
-    slots = build_table(flat, offsets)
-    assert len(slots) >= 2 * len(keys) and sorted(s for s in slots.tolist() if s >= 0) == list(
-        range(len(keys))
-    )
+    slots, rec = build_table(flat, offsets)
+    assert len(slots) >= 2 * len(keys)
+    assert sorted(s for s in slots.tolist() if s >= 0) == list(range(len(keys)))
     for probe in [*keys, *probes]:
         buf = np.frombuffer(b"#" + probe + b"#", dtype=np.uint8)
-        got = find(buf, 1, 1 + len(probe), flat, offsets, slots)
+        got = find(buf, 1, 1 + len(probe), flat, rec, slots)
         assert got == (keys.index(probe) if probe in keys else -1)

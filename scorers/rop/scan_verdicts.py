@@ -39,8 +39,8 @@ def applies(decl: Declaration) -> bool:
 
 
 def resolver_table(resolver: Resolver) -> tuple[np.ndarray, ...]:
-    """The resolver as `verdict_kernel.any_verdicts` reads it: (key bytes, key offsets,
-    object of each key, hash slots, group offsets, keys of each object's group)."""
+    """The resolver as `verdict_kernel.any_verdicts` reads it: (key bytes, key records,
+    object of each key, hash slots, group offsets, key records of each object's group)."""
     from scorers.rop import verdict_kernel as vk
 
     # Lone surrogates encode to bytes strict UTF-8 refuses, so the scan (which vouches
@@ -52,9 +52,9 @@ def resolver_table(resolver: Resolver) -> tuple[np.ndarray, ...]:
     key_canon = resolver.raw_to_canonical_codes()
     counts = np.bincount(key_canon, minlength=len(resolver.canonical))
     group_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    group_keys = np.argsort(key_canon, kind="stable").astype(np.int64)
-    slots = vk.build_table(keys, key_off)
-    return keys, key_off, key_canon, slots, group_off, group_keys
+    slots, rec = vk.build_table(keys, key_off)
+    group_rec = np.ascontiguousarray(rec[np.argsort(key_canon, kind="stable")])
+    return keys, rec, key_canon, slots, group_off, group_rec
 
 
 def verdict_args(resolver: Resolver, cutoff: int) -> Verdicts:
