@@ -5,11 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from scorers.rop import binding_hash, population_sha256, validate
+from scorers.rop import resolver as resolver_module
+from scorers.rop.resolver import parse_resolver
 from tests.conftest import REPO, run_cli
 from tests.test_rop_helpers import bundle, run
 
@@ -123,3 +128,31 @@ def test_object_without_members_is_its_own_member_under_all() -> None:
     rows = [{"record_id": "r1", "sel": "B", "ranking": ["B"]}]
     output = {"list_field": "ranking", "id_field": None, "cutoff": 1, "membership": "all"}
     assert run(rows, ["r1"], RESOLVER, output=output).run_status == "RUN_PASS"
+
+
+RAW_IDS = st.sampled_from(["A", "B", "a1", "a2", "b1", ""])
+OBJECTS = st.dictionaries(
+    RAW_IDS,
+    st.one_of(st.lists(st.one_of(RAW_IDS, st.integers(0, 2)), max_size=4), st.none()),
+    max_size=4,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(OBJECTS)
+@example({"A": ["a1", "a2", "b1"], "B": ["B", "a2"]})  # a raw id under two objects
+@example({"A": ["A", "a2", "a1"], "B": [], "a1x": ["b1", "B1"]})  # clean, several members
+def test_resolver_fast_path_equals_the_checking_loop(objects: dict[str, Any]) -> None:
+    # Whole-list operations read clean resolvers; the loop reads (and reports on) the rest.
+    # Both must give the same maps in the same order, or the same problems.
+    data = json.dumps({"version": "v", "objects": objects}).encode()
+    fast = parse_resolver(data, "r.json")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(resolver_module, "_clean_objects", lambda objects: None)
+        slow = parse_resolver(data, "r.json")
+    assert fast[1] == slow[1]
+    assert (fast[0] is None) == (slow[0] is None)
+    if fast[0] is not None and slow[0] is not None:
+        assert fast[0] == slow[0]
+        assert list(fast[0].raw_to_canonical.items()) == list(slow[0].raw_to_canonical.items())
+        assert list(fast[0].members.items()) == list(slow[0].members.items())
