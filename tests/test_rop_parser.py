@@ -516,3 +516,19 @@ def test_gather_copies_spans_and_fingerprints_them(buf: bytes, data: Any) -> Non
     assert offsets.tolist() == [0, *itertools.accumulate(len(v) for v in kept)]
     assert per_line.tolist() == [len(group) if keep else 0 for group, keep in lines]
     assert fp.tolist() == [(int.from_bytes(v[-4:], "little") ^ len(v)) & 0x7FFFFFFF for v in kept]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([10, 34, 0, 9, 11, 33, 35, 42, 128, 138, 162, 255]), max_size=70),
+    st.data(),
+)
+def test_count_lines_counts_newlines_and_quotes(values: list[int], data: Any) -> None:
+    # Eight bytes per step (a SWAR byte count), then single bytes: any start and end.
+    from scorers.rop.scan_kernel import count_lines
+
+    buf = np.array(values, dtype=np.uint8)
+    lo = data.draw(st.integers(0, len(values)))
+    hi = data.draw(st.integers(lo, len(values)))
+    piece = buf[lo:hi]
+    assert count_lines(buf, lo, hi) == (int((piece == 10).sum()), int((piece == 34).sum()))
