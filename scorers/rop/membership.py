@@ -9,6 +9,10 @@ object among the first k raw ids.
 Returned ids arrive as one flat array with row offsets; resolution is one hash
 lookup per id (``pyarrow.compute.index_in``, split across cores) and membership
 is NumPy over codes, without per-record Python.
+
+For `selection.field` with `any` on files the compiled scan reads,
+`scorers.rop.verdict_kernel` applies these same rules inside the scan; tests
+hold both (and the per-record reference loop) to the same verdicts.
 """
 
 from __future__ import annotations
