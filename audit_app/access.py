@@ -13,6 +13,7 @@ import fcntl
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
 from collections.abc import Iterator
@@ -22,7 +23,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 from evaudit.errors import InputError
-from packet_builder.project import Project, now_iso, verify_secret, write_json_atomic
+from packet_builder.project import (
+    Project,
+    now_iso,
+    open_private,
+    verify_secret,
+    write_json_atomic,
+)
 
 ROLES = ("annotator", "adjudicator")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -73,12 +80,14 @@ def read_registry(project: Project) -> dict[str, dict[str, Any]]:
 @contextmanager
 def _locked_registry(project: Project) -> Iterator[dict[str, dict[str, Any]]]:
     """Read-modify-write the registry under an exclusive lock; written atomically on exit."""
-    lock_path = project.root / ".annotators.lock"
-    with lock_path.open("a") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+    fd = open_private(project.root / ".annotators.lock", os.O_WRONLY | os.O_APPEND)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         people = read_registry(project)
         yield people
         write_json_atomic(project.annotators_path, {"annotators": people})
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _entry(name: str, raw: dict[str, Any]) -> Annotator:

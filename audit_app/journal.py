@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packet_builder.project import now_iso
+from packet_builder.project import now_iso, open_private
 
 _TAIL_BYTES = 1 << 16
 
@@ -47,8 +47,8 @@ def _last_seq(fd: int, size: int, path: Path) -> int:
 
 def append(path: Path, record: dict[str, Any]) -> dict[str, Any]:
     """Append one decision line (adds `seq` and `ts`), fsync, and return the line as written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    # 0600 in a 0700 folder: a journal holds one person's answers, for the admin only.
+    fd = open_private(path, os.O_RDWR | os.O_APPEND)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size

@@ -2,8 +2,10 @@
 
 PDF text extraction runs in a process pool (one task per file, largest first);
 unchanged files (same SHA-256) are skipped; a changed file replaces its pages;
-corrupt, encrypted, empty or text-less PDFs are skipped with the reason. All
-store writes happen in one transaction at the end.
+unreadable, encrypted, empty or text-less PDFs are skipped with the reason, and
+a PDF that PyMuPDF could open only by repairing it is kept with a warning. All
+store writes happen in one transaction at the end (none with `strict` and a
+skipped or repaired file).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError
+from evaudit.errors import InputError, InputErrors
 from evaudit.output import progress
 from packet_builder import store
 from packet_builder.project import Project, now_iso
@@ -39,20 +41,42 @@ class DocPages:
 class IngestReport:
     documents: int = 0
     pages: int = 0
-    skipped: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {"file", "reason"}
     unchanged: int = 0
+    repaired: list[dict[str, str]] = field(default_factory=list)  # {"file", "warning"}, kept
 
     def to_json(self) -> dict[str, Any]:
         return {
             "documents": self.documents,
             "pages": self.pages,
             "skipped": self.skipped,
+            "repaired": self.repaired,
             "unchanged": self.unchanged,
         }
 
+    def problems(self) -> list[tuple[str, str]]:
+        """(file, what) per skipped or repaired file: what `--strict` refuses."""
+        return [(s["file"], f"skipped: {s['reason']}") for s in self.skipped] + [
+            (r["file"], r["warning"]) for r in self.repaired
+        ]
 
-def _extract_pdf(task: tuple[str, str | None]) -> tuple[str, str, list[str] | None, str | None]:
-    """Worker: (path, known sha) -> (path, sha, page texts or None if unchanged/skipped, reason)."""
+
+_Extracted = tuple[str, str, list[str] | None, str | None, str | None]
+
+
+def _first_warning(pymupdf: Any) -> str:
+    """MuPDF's first warning since the last reset (why it repaired), on one line."""
+    lines = [ln for ln in str(pymupdf.TOOLS.mupdf_warnings(reset=True)).splitlines() if ln]
+    return lines[0] if lines else "damaged cross-reference table"
+
+
+def _extract_pdf(task: tuple[str, str | None]) -> _Extracted:
+    """Worker: (path, known sha) -> (path, sha, page texts, skip reason, repair warning).
+
+    Texts are None when the file is unchanged or skipped. A file MuPDF opened only by
+    repairing it (a truncated file, a broken xref) keeps its texts and gets a warning; if
+    the repair recovered no page or no text it "cannot be read", never "empty" or "no
+    text layer" (OCR would not help a damaged file)."""
     import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
@@ -61,27 +85,46 @@ def _extract_pdf(task: tuple[str, str | None]) -> tuple[str, str, list[str] | No
     data = Path(path_str).read_bytes()
     sha = hashlib.sha256(data).hexdigest()
     if sha == known:
-        return path_str, sha, None, None
+        return path_str, sha, None, None, None
     if not data:
-        return path_str, sha, None, "empty file"
+        return path_str, sha, None, "empty file (0 bytes)", None
+    pymupdf.TOOLS.mupdf_warnings(reset=True)
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises several types for broken files
-        return path_str, sha, None, f"corrupt PDF ({exc})"
+        return (
+            path_str,
+            sha,
+            None,
+            f"cannot be read: not a PDF or damaged beyond repair ({exc})",
+            None,
+        )
     try:
         if doc.needs_pass:
-            return path_str, sha, None, "encrypted PDF (needs a password)"
+            return path_str, sha, None, "encrypted PDF (needs a password)", None
+        repaired = bool(doc.is_repaired)
+        why = _first_warning(pymupdf) if repaired else ""
         if doc.page_count == 0:
-            return path_str, sha, None, "empty PDF (no pages)"
+            if repaired:
+                return path_str, sha, None, f"cannot be read: repair found no pages ({why})", None
+            return path_str, sha, None, "empty PDF (no pages)", None
         try:
             texts = [doc[i].get_text() for i in range(doc.page_count)]
         except Exception as exc:
-            return path_str, sha, None, f"corrupt PDF ({exc})"
+            return path_str, sha, None, f"cannot be read: a page fails to parse ({exc})", None
     finally:
         doc.close()
-    if not any(t.strip() for t in texts):
-        return path_str, sha, None, "no text layer (run OCR and ingest with --ocr-dir)"
-    return path_str, sha, texts, None
+    blank = [i for i, t in enumerate(texts, start=1) if not t.strip()]
+    if len(blank) == len(texts):
+        if repaired:
+            return path_str, sha, None, f"cannot be read: repair recovered no text ({why})", None
+        return path_str, sha, None, "no text layer (run OCR and ingest with --ocr-dir)", None
+    warning = None
+    if repaired:
+        warning = f"repaired by PyMuPDF ({why}); {len(texts)} pages kept"
+        if blank:
+            warning += f", pages without text: {', '.join(map(str, blank))}"
+    return path_str, sha, texts, None, warning
 
 
 def _known_hashes(project: Project) -> dict[str, str]:
@@ -95,8 +138,9 @@ def _check_doc_id(doc_id: str, where: Path) -> None:
 
 
 def collect_pdfs(
-    pdf_dir: Path, known: dict[str, str], workers: int, quiet: bool
-) -> tuple[list[DocPages], list[dict[str, str]], int]:
+    pdf_dir: Path, known: dict[str, str], workers: int, quiet: bool, report: IngestReport
+) -> list[DocPages]:
+    """The readable PDFs of a folder; fills `report`'s skipped, repaired and unchanged."""
     if not pdf_dir.is_dir():
         raise InputError("PDF folder not found", file=pdf_dir)
     files = sorted(p for p in pdf_dir.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
@@ -111,7 +155,7 @@ def collect_pdfs(
     # Largest first so the pool does not end waiting on one big file.
     order = sorted(files, key=lambda p: -p.stat().st_size)
     tasks = [(str(f), known.get(f.stem)) for f in order]
-    results: list[tuple[str, str, list[str] | None, str | None]] = []
+    results: list[_Extracted] = []
     if workers <= 1:
         for t in progress(tasks, desc="extract", quiet=quiet):
             results.append(_extract_pdf(t))
@@ -122,17 +166,17 @@ def collect_pdfs(
             it = pool.map(_extract_pdf, tasks, chunksize=1)
             results.extend(progress(it, total=len(tasks), desc="extract", quiet=quiet))
     docs: list[DocPages] = []
-    skipped: list[dict[str, str]] = []
-    unchanged = 0
-    for path_str, sha, texts, reason in sorted(results):
+    for path_str, sha, texts, reason, warning in sorted(results, key=lambda r: r[0]):
         path = Path(path_str)
         if reason is not None:
-            skipped.append({"file": str(path), "reason": reason})
+            report.skipped.append({"file": str(path), "reason": reason})
         elif texts is None:
-            unchanged += 1
+            report.unchanged += 1
         else:
             docs.append(DocPages(path.stem, str(path.resolve()), "pdf", sha, texts))
-    return docs, skipped, unchanged
+            if warning is not None:
+                report.repaired.append({"file": str(path), "warning": warning})
+    return docs
 
 
 def _ocr_page_text(obj: Any) -> str:
@@ -270,7 +314,10 @@ def ingest(
     pages_file: Path | None = None,
     workers: int | None = None,
     quiet: bool = False,
+    strict: bool = False,
 ) -> IngestReport:
+    """Ingest one source. `strict`: any skipped or repaired file is an error, and then
+    nothing is written (the check runs before the one store transaction)."""
     sources = [s for s in (pdf_dir, ocr_dir, pages_file) if s is not None]
     if len(sources) != 1:
         raise InputError("give exactly one of --pdf-dir, --ocr-dir, --pages")
@@ -278,11 +325,18 @@ def ingest(
     report = IngestReport()
     if pdf_dir is not None:
         n_workers = workers or max(1, min(os.cpu_count() or 1, 8))
-        docs, report.skipped, report.unchanged = collect_pdfs(pdf_dir, known, n_workers, quiet)
+        docs = collect_pdfs(pdf_dir, known, n_workers, quiet, report)
     elif ocr_dir is not None:
         docs, report.unchanged = collect_ocr(ocr_dir, known)
     else:
         assert pages_file is not None
         docs, report.unchanged = collect_pages_jsonl(pages_file, known)
+    if strict and report.problems():
+        raise InputErrors(
+            [
+                InputError(what, file=file, hint="fix or remove it, or ingest without --strict")
+                for file, what in report.problems()
+            ]
+        )
     report.documents, report.pages = write_documents(project, docs)
     return report

@@ -1,4 +1,9 @@
-"""The project folder: layout, `project.json`, admin password, and opening it safely."""
+"""The project folder: layout, `project.json`, admin password, and opening it safely.
+
+Everything under a project is private to the user who owns it: folders are created
+0700 and files 0600 (`private_dir`, `open_private`, `write_bytes_atomic`), because the
+store, the admin keys and the journals hold unblinded labels and other people's answers.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +23,9 @@ PROJECT_FORMAT = "evaudit-project"
 SCHEMA_VERSION = 1
 PASSWORD_ENV = "EVAUDIT_ADMIN_PASSWORD"
 _PBKDF2_ROUNDS = 200_000
+MIN_PASSWORD_CHARS = 12
+PRIVATE_FILE = 0o600
+PRIVATE_DIR = 0o700
 
 
 def now_iso() -> str:
@@ -80,16 +88,56 @@ def verify_secret(secret: str, stored: dict[str, str]) -> bool:
     return hmac.compare_digest(candidate, stored["sha256"])
 
 
-def write_json_atomic(path: Path, obj: Any) -> None:
-    """Write JSON so readers never see a half-written file (temp file + fsync + rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def private_dir(path: Path) -> Path:
+    """`mkdir -p` where every folder this call creates is 0700; existing folders are left
+    as they are (an output path such as /tmp must not be tightened)."""
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=PRIVATE_DIR)
+        except FileExistsError:  # another process made it meanwhile
+            continue
+        os.chmod(folder, PRIVATE_DIR)  # mkdir's mode is filtered by the umask
+    return path
+
+
+def open_private(path: Path, flags: int) -> int:
+    """`os.open` that creates the file 0600 (its folder 0700); for appenders (journals)."""
+    private_dir(path.parent)
+    return os.open(path, flags | os.O_CREAT, PRIVATE_FILE)
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write a file 0600 so readers never see it half-written (temp file + fsync + rename)."""
+    private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fd, PRIVATE_FILE)  # a stale temp file may have had another mode
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_json_atomic(path: Path, obj: Any) -> None:
+    """Write JSON (0600) so readers never see a half-written file."""
     data = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    write_bytes_atomic(path, data.encode("utf-8"))
+
+
+def password_problem(password: str) -> str | None:
+    """Why a chosen admin password is refused, or None. Generated ones are never checked."""
+    if len(password) < MIN_PASSWORD_CHARS:
+        return f"admin password has {len(password)} characters, fewer than {MIN_PASSWORD_CHARS}"
+    return None
 
 
 def init_project(root: str | Path, admin_password: str | None = None) -> tuple[Project, str | None]:
@@ -109,8 +157,10 @@ def init_project(root: str | Path, admin_password: str | None = None) -> tuple[P
     generated = None
     if not password:
         generated = password = secrets.token_urlsafe(12)
+    private_dir(project.root)
+    os.chmod(project.root, PRIVATE_DIR)  # an empty folder the user made is tightened too
     for sub in (project.packets_dir, project.keys_dir, project.journals_dir, project.decisions_dir):
-        sub.mkdir(parents=True, exist_ok=True)
+        private_dir(sub)
     store.create(project.store_path)
     write_json_atomic(project.annotators_path, {"annotators": {}})
     write_json_atomic(

@@ -6,6 +6,7 @@ only for one transaction; readers open read-only.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,7 +45,11 @@ CREATE TABLE IF NOT EXISTS packets (
 
 
 def create(path: Path) -> None:
+    """A new store, 0600: DuckDB creates the file itself with the umask's mode, so it is
+    narrowed at once (the project folder is already 0700, so no one else saw it meanwhile).
+    Its write-ahead log appears and goes next to it, inside that same private folder."""
     con = duckdb.connect(str(path))
+    os.chmod(path, 0o600)
     try:
         con.execute("BEGIN")
         con.execute(DDL)

@@ -45,8 +45,9 @@ def test_ingest_pdfs_skips_bad_files_with_reasons(project: Path, pdf_dir: Path) 
     reasons = {Path(s["file"]).name: s["reason"] for s in out["skipped"]}
     assert set(reasons) == {"locked.pdf", "broken.pdf", "zero.pdf"}
     assert reasons["locked.pdf"].startswith("encrypted")
-    assert reasons["broken.pdf"].startswith("corrupt")
-    assert reasons["zero.pdf"] == "empty file"
+    assert reasons["broken.pdf"].startswith("cannot be read: not a PDF or damaged")
+    assert reasons["zero.pdf"] == "empty file (0 bytes)"
+    assert out["repaired"] == []
     rows = _pages(project)
     assert [(r[0], r[1]) for r in rows] == [("alpha", 1), ("alpha", 2), ("beta", 1)]
     assert "second page on figures" in rows[1][2]
@@ -63,7 +64,7 @@ def test_reingest_is_noop_and_changed_file_replaces_pages(project: Path, pdf_dir
     cli_json("ingest", project, "--pdf-dir", pdf_dir, "--workers", "1")
     before = _pages(project)
     again = cli_json("ingest", project, "--pdf-dir", pdf_dir)
-    assert again == {"documents": 0, "pages": 0, "skipped": [], "unchanged": 2}
+    assert again == {"documents": 0, "pages": 0, "skipped": [], "repaired": [], "unchanged": 2}
     assert _pages(project) == before
     make_pdf(pdf_dir / "alpha.pdf", ["Alpha rewritten as one page only."])
     changed = cli_json("ingest", project, "--pdf-dir", pdf_dir)
@@ -109,6 +110,97 @@ def test_bad_pages_jsonl_names_line_and_writes_nothing(project: Path, tmp_path: 
     res = run_cli("ingest", project, "--pages", pages, expect=2)
     assert f"{pages}:2:" in res.stderr and "1-based" in res.stderr
     assert _pages(project) == []
+
+
+def _damaged_pdfs(d: Path) -> tuple[Path, Path, Path]:
+    """Three real damaged PDFs: truncated before its xref (PyMuPDF repairs it, all text
+    kept), cut inside page 2 (repaired, pages 2-3 lose their text), and cut after 300
+    bytes (no page object left: PyMuPDF cannot open it)."""
+    pages = [f"Page {i} of the damaged report on rural districts." for i in (1, 2, 3)]
+    whole = make_pdf(d / "whole.pdf", pages).read_bytes()
+    whole_path = d / "whole.pdf"
+    whole_path.unlink()
+    no_xref = d / "noxref.pdf"
+    no_xref.write_bytes(whole[: whole.rfind(b"xref")])
+    half = d / "half.pdf"
+    half.write_bytes(whole[:900])  # page 1's content stream ends before byte 900
+    stub = d / "stub.pdf"
+    stub.write_bytes(whole[:300])
+    return no_xref, half, stub
+
+
+def test_repaired_pdf_is_kept_with_a_warning_unreadable_one_is_named(
+    project: Path, tmp_path: Path
+) -> None:
+    d = tmp_path / "damaged"
+    make_pdf(d / "good.pdf", ["A good page about household income growth."])
+    no_xref, half, stub = _damaged_pdfs(d)
+    assert half.stat().st_size == 900
+    for path in (no_xref, stub):  # the premise: PyMuPDF repairs one, cannot open the other
+        try:
+            doc = pymupdf.open(path)
+        except pymupdf.FileDataError:
+            assert path == stub
+        else:
+            assert path == no_xref and doc.is_repaired
+    out = cli_json("ingest", project, "--pdf-dir", d, "--workers", "1")
+    repaired = {Path(r["file"]).name: r["warning"] for r in out["repaired"]}
+    skipped = {Path(s["file"]).name: s["reason"] for s in out["skipped"]}
+    assert set(skipped) == {"stub.pdf"}
+    assert skipped["stub.pdf"].startswith("cannot be read")
+    assert "empty" not in skipped["stub.pdf"]
+    assert repaired["noxref.pdf"].startswith("repaired by PyMuPDF (")
+    assert repaired["noxref.pdf"].endswith("; 3 pages kept")
+    assert repaired["half.pdf"].endswith("3 pages kept, pages without text: 2, 3")
+    docs = {r[0] for r in _pages(project)}
+    assert {"good", "noxref"} <= docs and "stub" not in docs
+    text = " ".join(r[2] for r in _pages(project) if r[0] == "noxref")
+    assert "Page 3 of the damaged report" in text
+    # The text summary names every skipped and repaired file.
+    again = tmp_path / "proj2"
+    run_cli("init", again, "--admin-password", "pw-for-tests")
+    res = run_cli("ingest", again, "--pdf-dir", d, "--workers", "1")
+    assert f"skipped {stub}: cannot be read" in res.stdout
+    assert f"warning: {no_xref}: repaired by PyMuPDF" in res.stdout
+    assert f"warning: {half}: repaired by PyMuPDF" in res.stdout
+    assert f"{len(repaired)} repaired" in res.stdout.splitlines()[0]
+
+
+def test_strict_refuses_skipped_or_repaired_files_and_writes_nothing(
+    project: Path, tmp_path: Path
+) -> None:
+    d = tmp_path / "damaged"
+    make_pdf(d / "good.pdf", ["A good page about household income growth."])
+    no_xref, _half, stub = _damaged_pdfs(d)
+    res = run_cli("ingest", project, "--pdf-dir", d, "--strict", "--json", expect=2)
+    assert res.stdout == ""
+    errors = res.stderr.splitlines()
+    assert any(e.startswith(f"error: {stub}: skipped: cannot be read") for e in errors)
+    assert any(e.startswith(f"error: {no_xref}: repaired by PyMuPDF") for e in errors)
+    assert all("without --strict" in e for e in errors)
+    assert _pages(project) == []  # not even the good file
+    # Only good files: --strict passes and writes them.
+    stub.unlink()
+    _half.unlink()
+    no_xref.unlink()
+    out = cli_json("ingest", project, "--pdf-dir", d, "--strict")
+    assert (out["documents"], out["skipped"], out["repaired"]) == (1, [], [])
+
+
+def test_init_refuses_a_short_chosen_password(tmp_path: Path, monkeypatch) -> None:
+    res = run_cli("init", tmp_path / "p1", "--admin-password", "elevenchars", expect=2)
+    assert "11 characters, fewer than 12" in res.stderr
+    assert "--admin-password" in res.stderr and not (tmp_path / "p1").exists()
+    monkeypatch.setenv("EVAUDIT_ADMIN_PASSWORD", "short")
+    res = run_cli("init", tmp_path / "p2", expect=2)
+    assert "5 characters" in res.stderr and not (tmp_path / "p2").exists()
+    monkeypatch.delenv("EVAUDIT_ADMIN_PASSWORD")
+    out = cli_json("init", tmp_path / "p3")  # generated: accepted, and long enough
+    assert len(out["admin_password"]) >= 12
+    assert (
+        cli_json("init", tmp_path / "p4", "--admin-password", "twelve-chars")["admin_password"]
+        is None
+    )
 
 
 def test_ingest_needs_exactly_one_source(project: Path) -> None:

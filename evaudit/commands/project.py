@@ -20,13 +20,22 @@ _JSON = click.option(
 @click.option(
     "--admin-password",
     envvar="EVAUDIT_ADMIN_PASSWORD",
-    help="Admin password (default: $EVAUDIT_ADMIN_PASSWORD, else one is generated and printed once).",
+    help="Admin password, at least 12 characters (default: $EVAUDIT_ADMIN_PASSWORD, else one "
+    "is generated and printed once).",
 )
 @_JSON
 def init(directory: Path, admin_password: str | None, as_json: bool) -> None:
     """Create a project folder DIRECTORY with its campaign store (audit.duckdb)."""
-    from packet_builder.project import init_project
+    from packet_builder.project import init_project, password_problem
 
+    problem = password_problem(admin_password) if admin_password is not None else None
+    if problem:  # a chosen password only: a generated one is long and random
+        raise InputError(
+            problem,
+            file=directory,
+            hint="choose a longer --admin-password / EVAUDIT_ADMIN_PASSWORD, or give none "
+            "to have one generated",
+        )
     project, generated = init_project(directory, admin_password)
     out = {"project": str(project.root), "admin_password": generated}
     if as_json:
@@ -56,6 +65,11 @@ def init(directory: Path, admin_password: str | None, as_json: bool) -> None:
 @click.option(
     "--workers", type=click.IntRange(min=1), help="Extraction processes (default: all cores)."
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Any skipped or repaired PDF is an error (exit 2) and nothing is written.",
+)
 @_JSON
 def ingest(
     directory: Path,
@@ -63,9 +77,14 @@ def ingest(
     ocr_dir: Path | None,
     pages_file: Path | None,
     workers: int | None,
+    strict: bool,
     as_json: bool,
 ) -> None:
-    """Ingest corpus pages into the project (unchanged files are skipped by hash)."""
+    """Ingest corpus pages into the project (unchanged files are skipped by hash).
+
+    PDFs that cannot be read, are encrypted, empty or have no text layer are skipped;
+    one PyMuPDF could open only by repairing it is kept with a warning. Both are listed
+    (`--json`: "skipped" [{file, reason}], "repaired" [{file, warning}])."""
     from packet_builder.ingest import ingest as run_ingest
     from packet_builder.project import open_project
 
@@ -76,6 +95,7 @@ def ingest(
         pages_file=pages_file,
         workers=workers,
         quiet=as_json,
+        strict=strict,
     )
     if as_json:
         emit_json(report.to_json())
@@ -83,9 +103,12 @@ def ingest(
     click.echo(
         f"ingested {report.documents} documents ({report.pages} pages); "
         f"{report.unchanged} unchanged; {len(report.skipped)} skipped"
+        + (f"; {len(report.repaired)} repaired" if report.repaired else "")
     )
     for s in report.skipped:
         click.echo(f"  skipped {s['file']}: {s['reason']}")
+    for r in report.repaired:
+        click.echo(f"  warning: {r['file']}: {r['warning']}")
 
 
 def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
