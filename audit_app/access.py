@@ -5,6 +5,13 @@ SHA-256 (a 192-bit random token needs no salt or stretching). The admin password
 is stored salted and stretched in `project.json` (see `packet_builder.project`).
 Registry updates hold an exclusive lock so two concurrent `annotator add` calls
 cannot lose each other's entry.
+
+Admin sign-in is throttled per server process (`admin_sign_in`): after each wrong
+password the next try waits twice as long (1, 2, 4 ... s), and after
+`LOCKOUT_AFTER` wrong passwords in a row sign-in is locked for `LOCKOUT_SECONDS`.
+The state lives in this module (one `LoginThrottle` per project folder), so it
+survives Streamlit reruns and is shared by every browser session of the server;
+restarting the server clears it.
 """
 
 from __future__ import annotations
@@ -16,9 +23,12 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -178,3 +188,72 @@ def check_admin_password(project: Project, password: str | None) -> bool:
     if not isinstance(stored, dict):
         return False
     return verify_secret(password, stored)
+
+
+LOCKOUT_AFTER = 10  # wrong passwords in a row
+LOCKOUT_SECONDS = 15 * 60
+MAX_DELAY_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class SignIn:
+    ok: bool
+    message: str  # for the person signing in; empty when ok
+
+
+@dataclass
+class LoginThrottle:
+    """Growing delay and lockout of admin sign-in for one server (see the module doc).
+
+    A try made while a delay or the lockout runs is refused without checking the
+    password, so waiting cannot be skipped by guessing faster."""
+
+    clock: Callable[[], float] = time.monotonic
+    failures: int = 0
+    not_before: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait_left(self) -> float:
+        return max(0.0, self.not_before - self.clock())
+
+    def attempt(self, check: Callable[[], bool]) -> SignIn:
+        with self.lock:  # one check at a time: concurrent guesses cannot share a window
+            left = self.wait_left()
+            if left > 0:
+                return SignIn(False, self._refusal(left))
+            if check():
+                self.failures, self.not_before = 0, 0.0
+                return SignIn(True, "")
+            self.failures += 1
+            if self.failures >= LOCKOUT_AFTER:
+                self.not_before = self.clock() + LOCKOUT_SECONDS
+                return SignIn(False, self._refusal(LOCKOUT_SECONDS))
+            delay = min(2.0 ** (self.failures - 1), MAX_DELAY_SECONDS)
+            self.not_before = self.clock() + delay
+            return SignIn(False, f"Wrong password. Wait {delay:.0f} s before the next try.")
+
+    def _refusal(self, left: float) -> str:
+        seconds = int(left + 0.999)
+        if self.failures >= LOCKOUT_AFTER:
+            until = (datetime.now().astimezone() + timedelta(seconds=seconds)).strftime("%H:%M %Z")
+            return (
+                f"Admin sign-in is locked after {self.failures} wrong passwords in a row, "
+                f"until {until} ({seconds // 60 + 1} min). Restart the server "
+                "(`evaudit serve`) to unlock it now."
+            )
+        return f"Too soon after a wrong password: wait {seconds} s before the next try."
+
+
+_THROTTLES: dict[str, LoginThrottle] = {}
+_THROTTLES_LOCK = threading.Lock()
+
+
+def login_throttle(project: Project) -> LoginThrottle:
+    """This server's throttle for the project (created on first use)."""
+    with _THROTTLES_LOCK:
+        return _THROTTLES.setdefault(str(project.root), LoginThrottle())
+
+
+def admin_sign_in(project: Project, password: str | None) -> SignIn:
+    """Check the admin password through the server's throttle."""
+    return login_throttle(project).attempt(lambda: check_admin_password(project, password))

@@ -163,3 +163,67 @@ def test_cli_annotator_and_responses(fx, tmp_path: Path) -> None:
     assert json.loads(rev.stdout)["revoked"] is True
     missing = runner.invoke(cli, ["annotator", "revoke", root, "zed"])
     assert missing.exit_code != 0 and "no annotator named 'zed'" in missing.stderr
+
+
+class _Clock:
+    """A clock the test moves by hand (the throttle takes any monotonic clock)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_login_delay_grows_and_locks_out(fx) -> None:
+    clock = _Clock()
+    throttle = access.LoginThrottle(clock=clock)
+    checked: list[str] = []
+
+    def check(pw: str):
+        return lambda: (checked.append(pw), access.check_admin_password(fx.project, pw))[1]
+
+    first = throttle.attempt(check("wrong-1"))
+    assert first == access.SignIn(False, "Wrong password. Wait 1 s before the next try.")
+    # During the wait even the right password is refused, and not even checked.
+    early = throttle.attempt(check(PASSWORD))
+    assert not early.ok and early.message.startswith("Too soon after a wrong password: wait 1 s")
+    assert checked == ["wrong-1"]
+    delays = []
+    for i in range(2, access.LOCKOUT_AFTER):
+        clock.now += throttle.wait_left()
+        result = throttle.attempt(check(f"wrong-{i}"))
+        delays.append(int(result.message.split("Wait ")[1].split(" s")[0]))
+    assert delays == [2, 4, 8, 16, 32, 64, 128, 256]
+    clock.now += throttle.wait_left()
+    locked = throttle.attempt(check("wrong-10"))
+    assert "Admin sign-in is locked after 10 wrong passwords in a row" in locked.message
+    assert "Restart the server (`evaudit serve`) to unlock it now." in locked.message
+    clock.now += access.LOCKOUT_SECONDS - 1
+    still = throttle.attempt(check(PASSWORD))
+    assert not still.ok and "is locked" in still.message and checked[-1] == "wrong-10"
+    clock.now += 1
+    assert throttle.attempt(check(PASSWORD)).ok  # after the lockout the right one works
+    assert throttle.failures == 0 and throttle.wait_left() == 0
+    assert throttle.attempt(check("again")).message.endswith("Wait 1 s before the next try.")
+
+
+def test_admin_page_throttle_is_shared_by_sessions_and_survives_reruns(fx, monkeypatch) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    app = str(Path(__file__).resolve().parent.parent / "audit_app" / "streamlit_app.py")
+    monkeypatch.setenv("EVAUDIT_PROJECT", str(fx.project.root))
+    at = AppTest.from_file(app, default_timeout=60).run()
+    at.text_input[0].input("not the password")
+    at.button[0].click().run()
+    assert [e.value for e in at.error] == ["Wrong password. Wait 1 s before the next try."]
+    # A second browser session (a fresh AppTest) right away: refused, even the right one.
+    other = AppTest.from_file(app, default_timeout=60).run()
+    other.text_input[0].input(PASSWORD)
+    other.button[0].click().run()
+    assert other.error[0].value.startswith("Too soon after a wrong password")
+    assert "## Campaign admin" not in [m.value for m in other.markdown]
+    access.login_throttle(fx.project).not_before = 0.0  # the wait is over
+    other.text_input[0].input(PASSWORD)
+    other.button[0].click().run()
+    assert "## Campaign admin" in [m.value for m in other.markdown]

@@ -12,7 +12,7 @@ from pathlib import Path
 import altair as alt
 import streamlit as st
 
-from audit_app.access import check_admin_password, list_annotators
+from audit_app.access import admin_sign_in, list_annotators
 from audit_app.admin import data
 from audit_app.responses import export_responses
 from evaudit.errors import InputError
@@ -56,11 +56,12 @@ def _login(project: Project) -> None:
     with st.form("admin_login"):
         password = st.text_input("Admin password", type="password")
         if st.form_submit_button("Sign in"):
-            if check_admin_password(project, password):
+            result = admin_sign_in(project, password)
+            if result.ok:
                 st.session_state["admin_ok"] = True
                 st.rerun()
             else:
-                st.error("Wrong password.")
+                st.error(result.message)
 
 
 def _progress(project: Project) -> None:
