@@ -67,6 +67,44 @@ class Packet:
         }
 
     @cached_property
+    def card_items(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for it in self.items:
+            texts: list[str] = []
+            where: dict[str, int] = {}
+            pages: dict[str, int] = {}
+            conds = []
+            for c in it["conditions"]:
+                keys = []
+                for p in c["pages"]:
+                    text = str(p["text"])
+                    if text not in where:
+                        where[text] = len(texts)
+                        texts.append(text)
+                    pages[str(p["page_key"])] = where[text]
+                    keys.append(str(p["page_key"]))
+                conds.append(
+                    {
+                        "condition_key": str(c["condition_key"]),
+                        "name": str(c.get("name") or ""),
+                        "requirement": str(c.get("requirement") or ""),
+                        "counts": [str(v) for v in c.get("counts") or []],
+                        "does_not_count": [str(v) for v in c.get("does_not_count") or []],
+                        "note": str(c.get("note") or ""),
+                        "pages": keys,
+                    }
+                )
+            item_id = str(it["item_id"])
+            out[item_id] = {
+                "item_id": item_id,
+                "information_need": str(it.get("information_need") or ""),
+                "conditions": conds,
+                "pages": pages,
+                "texts": texts,
+            }
+        return out
+
+    @cached_property
     def _gates(self) -> dict[tuple[Any, ...], tuple[str, ...]]:
         return {}
 
@@ -205,6 +243,11 @@ class AnnotatorSession:
     annotator: str
     journal_path: Path
     stale_lines: int = 0  # lines saved against another packet hash (ignored)
+    # The journal as last read: its (size, mtime) signature, the latest state per item
+    # and which items are complete. Re-read whenever the file changed (a second tab).
+    _sig: tuple[int, int] | None = field(default=None, repr=False)
+    _states: dict[str, ItemState] = field(default_factory=dict, repr=False)
+    _done: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(cls, packets_dir: Path, journals_dir: Path, packet_id: str, annotator: str):
@@ -232,6 +275,34 @@ class AnnotatorSession:
         return journal.append(
             self.journal_path, record(self.packet, self.annotator, item_id, state)
         )
+
+    def _signature(self) -> tuple[int, int] | None:
+        try:
+            st = self.journal_path.stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_size, st.st_mtime_ns)
+
+    def states(self) -> dict[str, ItemState]:
+        """The latest saved state per item, as the journal on disk says now."""
+        sig = self._signature()
+        if sig != self._sig or (sig is None and self._states):
+            self._states = self.restore()
+            self._done = {i: is_complete(self.packet, i, s) for i, s in self._states.items()}
+            self._sig = sig
+        return self._states
+
+    def complete(self, item_id: str) -> bool:
+        self.states()
+        return self._done.get(item_id, False)
+
+
+def card_item(packet: Packet, item_id: str) -> dict[str, Any]:
+    """What the judging card shows of one item (blinded fields only), built once per packet.
+
+    A page whose text sits in several conditions' pools is sent once: `pages` maps each
+    page key to an index into `texts`."""
+    return packet.card_items[item_id]
 
 
 @lru_cache(maxsize=4096)

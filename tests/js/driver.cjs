@@ -1,7 +1,7 @@
 // Batch driver for the pytest parity checks: reads {"op", "cases"} JSON on stdin, prints results.
 "use strict";
 const tn = require("../../audit_app/static/textnorm.js");
-const gates = require("../../audit_app/offline/gates.js");
+const gates = require("../../audit_app/static/gates.js");
 
 const OPS = {
   normalize: (c) => tn.normalize(c),

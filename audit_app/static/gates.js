@@ -13,7 +13,7 @@
   "use strict";
   const TN =
     typeof module !== "undefined" && module.exports
-      ? require("../static/textnorm.js")
+      ? require("./textnorm.js")
       : root.TextNorm;
   const ANSWERS = ["yes", "no"];
 
