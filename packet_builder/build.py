@@ -30,6 +30,7 @@ from packet_builder.leaks import ordinary_values
 from packet_builder.packets import PacketRow, check_name, earlier_packets, register
 from packet_builder.pools import build_pool, expect_targets
 from packet_builder.project import Project
+from packet_builder.queue_check import check_queue
 from packet_builder.records import Condition, Query
 from packet_builder.routes.base import ROUTE_NAMES, Corpus, Route, Target
 from packet_builder.routes.bm25 import BM25Index, BM25Route
@@ -174,7 +175,8 @@ def select_initial(spec: BuildSpec, bench: Benchmark, salt: str) -> Selection:
     return Selection(pairs, sampling, summary_table(s.selected))
 
 
-def read_queue(path: Path, bench: Benchmark) -> list[dict[str, Any]]:
+def read_queue(path: Path, bench: Benchmark, project: Project) -> list[dict[str, Any]]:
+    """The queue's pairs after structural checks and the check against its repair plan."""
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
@@ -205,9 +207,22 @@ def read_queue(path: Path, bench: Benchmark) -> list[dict[str, Any]]:
             problems.append(InputError(f"{where}: pair {q} / {d} is queued twice", file=path))
         seen.add((str(q), str(d)))
         known = {c.condition_id for c in bench.queries[q].conditions}
-        if not isinstance(unresolved, list) or not unresolved:
-            problems.append(InputError(f"{where}: 'unresolved' must list condition ids", file=path))
-        elif bad := [c for c in unresolved if c not in known]:
+        pages = p.get("page_adjudication", [])
+        if not isinstance(unresolved, list) or not isinstance(pages, list):
+            problems.append(
+                InputError(
+                    f"{where}: 'unresolved' and 'page_adjudication' must be lists", file=path
+                )
+            )
+        elif not unresolved and not pages:
+            problems.append(
+                InputError(
+                    f"{where}: pair {q} / {d} has nothing to adjudicate "
+                    "(no unresolved or page_adjudication condition)",
+                    file=path,
+                )
+            )
+        elif bad := [c for c in [*unresolved, *pages] if c not in known]:
             problems.append(
                 InputError(
                     f"{where}: condition(s) {', '.join(map(str, bad))} not in query {q}",
@@ -217,21 +232,26 @@ def read_queue(path: Path, bench: Benchmark) -> list[dict[str, Any]]:
             )
     if problems:
         raise InputErrors(problems)
+    check_queue(project, path, obj)
     return pairs
 
 
-def select_adjudication(spec: BuildSpec, bench: Benchmark, salt: str) -> Selection:
+def select_adjudication(
+    spec: BuildSpec, bench: Benchmark, salt: str, project: Project
+) -> Selection:
     assert spec.queue is not None
     pairs: list[Pair] = []
-    for p in read_queue(spec.queue, bench):
+    for p in read_queue(spec.queue, bench, project):
         q, d = str(p["query_id"]), str(p["doc_id"])
         query = bench.queries[q]
-        wanted = set(p["unresolved"])
+        # Page-adjudication conditions are shown like unresolved ones (policies/repair.py).
+        wanted = set(p["unresolved"]) | set(p.get("page_adjudication") or [])
         judge = [c.condition_id for c in query.conditions if c.condition_id in wanted]
         extra = {
             "reason": p.get("reason"),
-            "unresolved": judge,
+            "unresolved": [c for c in judge if c in set(p["unresolved"])],
             "locked": list(p.get("locked") or []),
+            "page_adjudication": list(p.get("page_adjudication") or []),
         }
         pairs.append(
             (query, d, bench.qrels.get((q, d), 0), salted_hash(salt, q, d), judge, None, extra)
@@ -320,7 +340,7 @@ def build(project: Project, spec: BuildSpec) -> BuildResult:
         if spec.kind == "initial":
             selection = select_initial(spec, bench, salt)
         elif spec.kind == "adjudication":
-            selection = select_adjudication(spec, bench, salt)
+            selection = select_adjudication(spec, bench, salt, project)
         else:
             selection = select_challenge(spec, bench, salt, runs)
         corpus = read_corpus(con)

@@ -1,4 +1,7 @@
-"""Evidence-aware final decisions for adjudication and challenge packets (seed 002).
+"""Evidence-aware final decisions for adjudication and challenge packets.
+
+From the n-Clue supplement ("Do Current Retrievers Cover All the Evidence?"),
+section "Evidence-Aware Final Decisions".
 
 Per condition the majority of the response streams decides. An admin override
 (evidence-aware check of a condition, with its reason) replaces the decision
@@ -7,7 +10,8 @@ challenge packets a tie-break stream answers only the conditions the streams
 disagree on and decides them. Final grades apply the distinct-page gate to
 the locked pages plus the pages behind every positive decision, so a majority
 gold whose conditions are supported only on one shared page stays partial
-(seed 002's J061). Pure.
+(the supplement's J061). A locked condition shown again for page adjudication
+stays supported whatever the vote; positive decisions add their pages. Pure.
 """
 
 from __future__ import annotations
@@ -193,7 +197,11 @@ def final_grades(
         undecided = any(d.final is None for d in ds)
         for d in ds:
             if d.final:
-                supports[d.cond.condition_id] = d.pages
+                # A locked condition shown again (page adjudication, policies/repair.py) keeps
+                # its initial pages: adjudication adds pages, and a "no" never removes support.
+                supports[d.cond.condition_id] = (
+                    supports.get(d.cond.condition_id, frozenset()) | d.pages
+                )
         grade = None if undecided else grade_from_supports(item.n, supports)
         blocked = not undecided and len(supports) == item.n and grade == item.n - 1
         old = (old_grades or {}).get(key, item.grade)

@@ -1,4 +1,7 @@
-"""The evidence-asymmetric repair policy (seed 002, fixed before adjudication).
+"""The evidence-asymmetric repair policy, fixed before adjudication.
+
+From the n-Clue supplement ("Do Current Retrievers Cover All the Evidence?"),
+section "Evidence-asymmetric repair policy".
 
 Two independent valid quotes can establish that a partial satisfies another
 condition; failing to find a quote in three pages cannot establish absence. So:
@@ -13,15 +16,31 @@ Inside a queued pair, conditions where A and E differ and conditions both
 marked negative are unresolved; conditions both support are locked (with their
 pages, which the final distinct-page gate needs). Equal grades above the
 benchmark whose supported conditions differ are not a consensus: queued as a
-split. Pure.
+split.
+
+Raters who support exactly the same conditions agree on the evidence; their
+grades can still differ through the distinct-page gate alone (one rater cited
+two conditions on one page). Rule 1 already judges the assignment on the
+union of both raters' valid pages, so such a pair is judged the same way: the
+consensus grade is the gate on the union. Above the benchmark grade it is an
+accepted increase, equal to it the pair is unchanged, below it a decrease.
+A queued pair whose locked conditions admit no distinct-page assignment even
+on the union has those conditions opened for *page adjudication*: they stay
+supported (two valid quotes are positive evidence), and the adjudicators'
+pages can only add to theirs, because three pages without a second distinct
+page do not show that the document has none. So every queued pair has a
+condition to adjudicate. Pure.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from policies.grades import distinct_page_assignment
 from scorers.audit_tables import completed_items, derive_grade
 from scorers.responses import ItemInfo, PacketInfo, Responses, grade_from_supports
 
@@ -41,6 +60,8 @@ class PairPlan:
     unresolved_negative: tuple[str, ...] = ()
     locked: dict[str, frozenset[int]] = field(default_factory=dict)  # condition id -> pages
     consensus_failed: bool = False  # equal grades above benchmark, different conditions
+    page_adjudication: tuple[str, ...] = ()  # locked conditions opened because the gate fails
+    consensus_grade: int | None = None  # gate on the union pages, when both support the same set
 
     @property
     def queued(self) -> bool:
@@ -52,6 +73,25 @@ class PairPlan:
         both = set(self.unresolved_split) | set(self.unresolved_negative)
         return tuple(c for c in order if c in both)
 
+    def queue_entry(self) -> dict[str, Any]:
+        """This pair's line of the adjudication queue (docs/formats.md)."""
+        return {
+            "query_id": self.item.query_id,
+            "doc_id": self.item.doc_id,
+            "reason": self.action,
+            "unresolved": list(self.unresolved),
+            "locked": [
+                c.condition_id for c in self.item.conditions if c.condition_id in self.locked
+            ],
+            "page_adjudication": list(self.page_adjudication),
+        }
+
+
+def pairs_sha256(entries: Sequence[dict[str, Any]]) -> str:
+    """SHA-256 of queue entries in canonical JSON: the plan's fingerprint in its queue."""
+    text = json.dumps(list(entries), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
 
 @dataclass(frozen=True)
 class RepairPlan:
@@ -59,6 +99,7 @@ class RepairPlan:
     raters: tuple[str, str]
     pairs: tuple[PairPlan, ...]
     incomplete: tuple[str, ...]  # item ids not completed by both raters
+    source_sha256: str = ""  # SHA-256 of the initial packet file
 
     def counts(self) -> dict[str, Any]:
         queued = [p for p in self.pairs if p.queued]
@@ -79,27 +120,34 @@ class RepairPlan:
                 "total": split + negative,
             },
             "locked_conditions": sum(len(p.locked) for p in queued),
+            "gate_only_splits": sum(
+                1
+                for p in self.pairs
+                if p.consensus_grade is not None and p.grades[0] != p.grades[1]
+            ),
+            "page_adjudication_conditions": sum(len(p.page_adjudication) for p in queued),
         }
 
+    def queue_entries(self) -> list[dict[str, Any]]:
+        return [p.queue_entry() for p in self.pairs if p.queued]
+
     def queue(self) -> dict[str, Any]:
-        """The adjudication queue (docs/formats.md), pairs in packet order."""
+        """The adjudication queue (docs/formats.md), pairs in packet order.
+
+        `plan` names what the queue came from; `packet build --kind adjudication`
+        recomputes that plan and refuses a queue that differs from it.
+        """
+        entries = self.queue_entries()
         return {
             "format": "evaudit-adjudication-queue",
-            "version": 1,
+            "version": 2,
             "source_packet": self.source_packet,
-            "pairs": [
-                {
-                    "query_id": p.item.query_id,
-                    "doc_id": p.item.doc_id,
-                    "reason": p.action,
-                    "unresolved": list(p.unresolved),
-                    "locked": [
-                        c.condition_id for c in p.item.conditions if c.condition_id in p.locked
-                    ],
-                }
-                for p in self.pairs
-                if p.queued
-            ],
+            "plan": {
+                "source_packet_sha256": self.source_sha256,
+                "raters": list(self.raters),
+                "pairs_sha256": pairs_sha256(entries),
+            },
+            "pairs": entries,
         }
 
 
@@ -118,9 +166,27 @@ def plan_pair(item: ItemInfo, responses: Responses, raters: Sequence[str]) -> Pa
         else:
             negative.append(cond.condition_id)
 
-    def queued(action: str, failed: bool = False) -> PairPlan:
-        return PairPlan(item, (ga, ge), action, None, tuple(split), tuple(negative), locked, failed)
+    # Locked conditions the gate cannot place on distinct pages even on the union of both
+    # raters' pages: opened for page adjudication if the pair is queued.
+    gate_open = tuple(locked) if locked and distinct_page_assignment(dict(locked)) is None else ()
 
+    def queued(action: str, failed: bool = False, consensus: int | None = None) -> PairPlan:
+        return PairPlan(
+            item, (ga, ge), action, None, tuple(split), tuple(negative), locked, failed,
+            gate_open, consensus,
+        )  # fmt: skip
+
+    if not split:
+        # Same supported conditions: the grades can differ only through the gate, which is
+        # judged on the union of the raters' pages, as rule 1 does.
+        consensus = grade_from_supports(item.n, locked)
+        if consensus > item.grade:
+            return PairPlan(
+                item, (ga, ge), ACCEPT, consensus, locked=locked, consensus_grade=consensus
+            )
+        if consensus < item.grade:
+            return queued(DECREASE, consensus=consensus)
+        return PairPlan(item, (ga, ge), KEEP, None, locked=locked, consensus_grade=consensus)
     if ga != ge:
         return queued(SPLIT)
     if ga < item.grade:
@@ -143,4 +209,5 @@ def repair_plan(packet: PacketInfo, responses: Responses, raters: Sequence[str])
         raters=(raters[0], raters[1]),
         pairs=tuple(plan_pair(it, responses, raters) for it in done if it.full),
         incomplete=tuple(it.item_id for it in packet.items if it.item_id not in done_ids),
+        source_sha256=packet.sha256,
     )

@@ -124,6 +124,40 @@ def test_leak_canary_in_condition_note(tmp_path: Path) -> None:
     assert clean["n_items"] == 4
 
 
+def _answer(
+    root: Path, key: dict[str, Any], name: str, item_id: str, yes: dict[str, list[str] | None]
+) -> None:
+    """A complete journal line: `yes` maps a condition to its pages (None = the first page),
+    each quoted from the page's displayed text; every other condition is a no."""
+    packet = _packet(root, "init")
+    shown = next(it for it in packet["items"] if it["item_id"] == item_id)
+    conds: dict[str, Any] = {}
+    for c in shown["conditions"]:
+        texts = {pg["page_key"]: pg["text"] for pg in c["pages"]}
+        ck = c["condition_key"]
+        pages = yes.get(ck, [])
+        if ck in yes and pages is None:
+            pages = [sorted(texts)[0]]
+        if ck in yes and pages:
+            quotes = {k: " ".join(texts[k].split()[:8]) for k in pages}
+            conds[ck] = {"answer": "yes", "pages": pages, "quotes": quotes}
+        else:
+            conds[ck] = {"answer": "no", "pages": [], "quotes": {}}
+    append(
+        root / "journals" / "init" / f"{name}.jsonl",
+        {
+            "annotator": name,
+            "packet_id": "init",
+            "packet_sha256": key["packet_sha256"],
+            "item_id": item_id,
+            "unclear": False,
+            "comment": "",
+            "complete": True,
+            "conditions": conds,
+        },
+    )
+
+
 def test_adjudication_packet_judges_unresolved_with_selected_route(
     proj: Path, tmp_path: Path
 ) -> None:
@@ -131,50 +165,19 @@ def test_adjudication_packet_judges_unresolved_with_selected_route(
     item_id, item = next((i, v) for i, v in sorted(key["items"].items()) if v["n"] == 3)
     c1 = item["conditions"]["C1"]
     chosen = sorted(c1["pages"])[0]
-    append(
-        proj / "journals" / "init" / "alice.jsonl",
-        {
-            "annotator": "alice",
-            "packet_id": "init",
-            "packet_sha256": key["packet_sha256"],
-            "item_id": item_id,
-            "unclear": False,
-            "comment": "",
-            "complete": True,
-            "conditions": {"C1": {"answer": "yes", "pages": [chosen], "quotes": {chosen: "x y z"}}},
-        },
-    )
+    others = [(i, v) for i, v in sorted(key["items"].items()) if v is not item][:2]
+    # alice and bob complete three items: a split (C1 alice only, C2 both, C3 neither) and
+    # two consensus decreases to 0. `repair plan` writes the queue the builder checks.
+    for name in ("alice", "bob"):
+        _answer(proj, key, name, item_id, {"C1": [chosen] if name == "alice" else [], "C2": None})
+        for oid, _v in others:
+            _answer(proj, key, name, oid, {})
     queue = tmp_path / "queue.json"
-    others = [v for _i, v in sorted(key["items"].items()) if v is not item][:2]
-    pairs = [
-        {
-            "query_id": item["query_id"],
-            "doc_id": item["doc_id"],
-            "reason": "split",
-            "unresolved": ["c3", "c1"],
-            "locked": ["c2"],
-        }
-    ]
-    pairs += [
-        {
-            "query_id": v["query_id"],
-            "doc_id": v["doc_id"],
-            "reason": "decrease",
-            "unresolved": ["c2"],
-            "locked": [],
-        }
-        for v in others
-    ]
-    queue.write_text(
-        json.dumps(
-            {
-                "format": "evaudit-adjudication-queue",
-                "version": 1,
-                "source_packet": "init",
-                "pairs": pairs,
-            }
-        )
-    )
+    plan = cli_json("repair", "plan", proj, "init", "--raters", "alice,bob", "--queue-out", queue)
+    assert plan["split_pairs"] == 1 and plan["decrease_pairs"] == 2
+    pairs = json.loads(queue.read_text())["pairs"]
+    split = next(p for p in pairs if p["reason"] == "split")
+    assert split["unresolved"] == [c1["condition_id"], item["conditions"]["C3"]["condition_id"]]
     _build(proj, "--name", "adj", "--kind", "adjudication", "--queue", queue)
     packet, akey = _packet(proj, "adj"), _key(proj, "adj")
     by_pair = {(v["query_id"], v["doc_id"]): k for k, v in akey["items"].items()}
@@ -193,7 +196,8 @@ def test_adjudication_packet_judges_unresolved_with_selected_route(
         if v["page"] in {p["page"] for p in c1["pages"].values()}
     )
     stats = cli_json("packet", "stats", proj, "adj")
-    assert stats["conditions"] == 4 and stats["route_memberships"]["selected"] == 1
+    judged = 2 + sum(v["n"] for _i, v in others)  # split: C1 + C3; decreases: every condition
+    assert stats["conditions"] == judged and stats["route_memberships"]["selected"] == 1
     assert stats["route_memberships"]["original"] >= 3
     recall = cli_json("packet", "recall", proj, "adj")
     assert set(recall) == {
@@ -361,28 +365,11 @@ def test_sample_project_builds_all_three_kinds_without_leaks(tmp_path: Path) -> 
         *[a for r in runs for a in ("--run", f"{r.stem}={r}")],
     )
     _build(root, "--name", "initial", "--seed", "1", "--total", "30")
-    key = _key(root, "initial")
-    pairs = [
-        {
-            "query_id": it["query_id"],
-            "doc_id": it["doc_id"],
-            "reason": "split",
-            "unresolved": [c["condition_id"] for c in it["conditions"].values()][:1],
-            "locked": [],
-        }
-        for _i, it in sorted(key["items"].items())[:5]
-    ]
+    # Two simulated raters, then the queue their repair plan writes (the builder checks it).
+    run_cli("responses", "simulate", root, "initial", "--annotators", "A,E", "--contested", "0.3")
     queue = tmp_path / "queue.json"
-    queue.write_text(
-        json.dumps(
-            {
-                "format": "evaudit-adjudication-queue",
-                "version": 1,
-                "source_packet": "initial",
-                "pairs": pairs,
-            }
-        )
-    )
+    plan = cli_json("repair", "plan", root, "initial", "--raters", "A,E", "--queue-out", queue)
+    assert plan["queued_pairs"] > 0
     _build(root, "--name", "adj", "--kind", "adjudication", "--queue", queue)
     _build(
         root,

@@ -9,6 +9,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from evaudit.cli import cli
+from policies.repair import pairs_sha256
 from tests.audit_fixture import Pair, new_project, write_journal, write_packet
 
 
@@ -78,44 +79,31 @@ def test_each_policy_branch(tmp_path: Path) -> None:
     assert out["unresolved_conditions"] == {"split": 1, "both_negative": 3, "total": 4}
     assert out["locked_conditions"] == 2
     queue = json.loads(queue_path.read_text())
-    assert queue == {
-        "format": "evaudit-adjudication-queue",
-        "version": 1,
-        "source_packet": "init",
-        "pairs": [
-            {
-                "query_id": "q3",
-                "doc_id": "d3",
-                "reason": "split",
-                "unresolved": ["q3-c2", "q3-c3"],
-                "locked": ["q3-c1"],
-            },
-            {
-                "query_id": "q4",
-                "doc_id": "d4",
-                "reason": "decrease",
-                "unresolved": ["q4-c2", "q4-c3"],
-                "locked": ["q4-c1"],
-            },
-        ]
-        if ids["split"] < ids["decrease"]
-        else [
-            {
-                "query_id": "q4",
-                "doc_id": "d4",
-                "reason": "decrease",
-                "unresolved": ["q4-c2", "q4-c3"],
-                "locked": ["q4-c1"],
-            },
-            {
-                "query_id": "q3",
-                "doc_id": "d3",
-                "reason": "split",
-                "unresolved": ["q3-c2", "q3-c3"],
-                "locked": ["q3-c1"],
-            },
-        ],
+    split = {
+        "query_id": "q3",
+        "doc_id": "d3",
+        "reason": "split",
+        "unresolved": ["q3-c2", "q3-c3"],
+        "locked": ["q3-c1"],
+        "page_adjudication": [],
     }
+    decrease = {
+        "query_id": "q4",
+        "doc_id": "d4",
+        "reason": "decrease",
+        "unresolved": ["q4-c2", "q4-c3"],
+        "locked": ["q4-c1"],
+        "page_adjudication": [],
+    }
+    pairs = [split, decrease] if ids["split"] < ids["decrease"] else [decrease, split]
+    assert {k: v for k, v in queue.items() if k != "plan"} == {
+        "format": "evaudit-adjudication-queue",
+        "version": 2,
+        "source_packet": "init",
+        "pairs": pairs,
+    }
+    assert queue["plan"]["raters"] == ["A", "E"]
+    assert queue["plan"]["pairs_sha256"] == pairs_sha256(pairs)
 
 
 def test_invalid_quote_is_not_support(tmp_path: Path) -> None:
