@@ -12,7 +12,11 @@ used: doc_id, package, path, pages, sha256), skipped.tsv, pages.jsonl
 ({"doc_id","page","text"}), queries.jsonl, qrels.txt, qrels.jsonl, evidence.jsonl,
 runs/<name>.trec and summary.json. Later benchmarks reuse this folder. The figure
 printed is construction throughput (pages/s), against the raw single-process
-PyMuPDF extraction of the same files as the named baseline.
+PyMuPDF extraction of the same files as the named baseline: after a warm-up, two
+rounds in alternating order (baseline then extraction, extraction then baseline).
+PDFs that `evaudit ingest` would skip (encrypted, unreadable, image-only) are
+skipped here too and listed in skipped.tsv, so the benchmark only uses documents
+ingest keeps.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ def scale_config(n_queries: int) -> ConstructionConfig:
         max_attempts=200_000,
         heading_min_docs=3,
         min_pages=4,
+        rules=2,
     )
 
 
@@ -130,12 +135,14 @@ def _bar(it: Iterable[DocText | str], total: int) -> Iterator[DocText | str]:
     return iter(tqdm(it, total=total, desc="extract", unit="pdf", file=sys.stderr))
 
 
-def raw_baseline(specs: list[DocSpec]) -> tuple[int, float]:
+def raw_baseline(specs: list[DocSpec], quiet: bool = False) -> tuple[int, float]:
     """The baseline: plain page.get_text() over the same files in one process."""
     import pymupdf
 
+    pymupdf.TOOLS.mupdf_display_errors(False)
     t0, pages = time.perf_counter(), 0
-    for s in tqdm(specs, desc="baseline get_text", unit="pdf", file=sys.stderr):
+    bar = tqdm(specs, desc="baseline get_text", unit="pdf", file=sys.stderr, disable=quiet)
+    for s in bar:
         try:
             with pymupdf.open(s.path) as doc:
                 for page in doc:
@@ -160,10 +167,29 @@ def main(argv: list[str] | None = None) -> None:
     specs = assign_ids(list_pdfs())
     link_pdfs(specs, out / "pdfs")
 
-    t0 = time.perf_counter()
     skipped: list[tuple[DocSpec, str]] = []
-    docs = extract_corpus(specs, workers=args.workers, progress=_bar, skipped=skipped)
-    t_extract = time.perf_counter() - t0
+    timing: dict[str, list[float]] = {"extract": [], "baseline": []}
+    base_pages = 0
+    if args.no_baseline:
+        t0 = time.perf_counter()
+        docs = extract_corpus(specs, workers=args.workers, progress=_bar, skipped=skipped)
+        timing["extract"].append(time.perf_counter() - t0)
+    else:
+        # Warm the page cache and PyMuPDF for both sides, then alternate the order
+        # (baseline, extraction; extraction, baseline) so neither side always runs first.
+        raw_baseline(specs[:5], quiet=True)
+        for order in (("baseline", "extract"), ("extract", "baseline")):
+            for side in order:
+                if side == "baseline":
+                    base_pages, t = raw_baseline(specs)
+                    timing["baseline"].append(t)
+                else:
+                    got: list[tuple[DocSpec, str]] = []
+                    t0 = time.perf_counter()
+                    docs = extract_corpus(specs, workers=args.workers, progress=_bar, skipped=got)
+                    timing["extract"].append(time.perf_counter() - t0)
+                    skipped = got
+    t_extract = min(timing["extract"])
     print(f"building the benchmark over {len(docs)} documents ...", file=sys.stderr)
     t1 = time.perf_counter()
     bench = build_benchmark(docs, scale_config(args.queries))
@@ -193,18 +219,32 @@ def main(argv: list[str] | None = None) -> None:
         "out": str(out),
     }
     if not args.no_baseline:
-        base_pages, t_base = raw_baseline(specs)
-        summary["baseline_raw_get_text_pages_per_s"] = round(base_pages / t_base, 1)
-        summary["extract_pages_per_s"] = round(pages / t_extract, 1)
-        summary["extract_vs_raw_ratio"] = round((pages / t_extract) / (base_pages / t_base), 3)
+        all_pages = sum(len(d.pages) for d in docs)
+        rate = lambda pages, ts: pages * len(ts) / sum(ts)  # noqa: E731
+        summary["extract_seconds_runs"] = [round(t, 2) for t in timing["extract"]]
+        summary["baseline_seconds_runs"] = [round(t, 2) for t in timing["baseline"]]
+        summary["baseline_raw_get_text_pages_per_s"] = round(
+            rate(base_pages, timing["baseline"]), 1
+        )
+        summary["extract_pages_per_s"] = round(rate(all_pages, timing["extract"]), 1)
+        summary["extract_vs_raw_ratio"] = round(
+            summary["extract_pages_per_s"] / summary["baseline_raw_get_text_pages_per_s"], 3
+        )
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     print(json.dumps(summary, sort_keys=True))
+    kept = len(docs)
+    print(
+        f"{len(specs)} PDFs: {kept} documents kept ({pages} pages), {len(skipped)} skipped "
+        "(the ones `evaudit ingest` skips; reasons in skipped.tsv)"
+    )
     if "extract_vs_raw_ratio" in summary:
         print(
             f"extraction+normalization with {args.workers} workers: "
-            f"{summary['extract_pages_per_s']} pages/s; baseline raw page.get_text() loop, "
-            f"1 process: {summary['baseline_raw_get_text_pages_per_s']} pages/s; "
-            f"ratio {summary['extract_vs_raw_ratio']}"
+            f"{summary['extract_pages_per_s']} pages/s (runs {summary['extract_seconds_runs']} s); "
+            f"baseline raw page.get_text() loop, 1 process: "
+            f"{summary['baseline_raw_get_text_pages_per_s']} pages/s "
+            f"(runs {summary['baseline_seconds_runs']} s); ratio {summary['extract_vs_raw_ratio']} "
+            "(mean time of two rounds in alternating order after a warm-up)"
         )
 
 

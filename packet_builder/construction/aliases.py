@@ -2,8 +2,17 @@
 
 A condition occurs on a page when its name or one of its aliases occurs in the
 page's normalized text (packet_builder.textnorm.normalize) as a whole word
-sequence: not preceded or followed by an ASCII letter or digit. A command form
-(`\\foo`) starts with its backslash, so `\\foo` does not occur in `\\foobar`.
+sequence. Word characters are ASCII letters and digits plus `@` and `_`, and a
+`:` directly followed by a letter: LaTeX internals (`\\start@align`) and expl3
+names (`\\pdfannot_dict_put:nnx`) are one name, so neither `\\start` nor
+`\\pdfannot` (nor the bare word `pdfannot`) occurs in them. A command form
+(`\\foo`) starts with its backslash, and in TeX a backslash always starts a
+new control sequence, so what precedes it does not matter: `\\arabic` occurs in
+`smilesimg\\arabic{smilescounter}` (a file name built by calling `\\arabic`)
+and in `\\the\\value`, but `\\foo` does not occur in `\\foobar`.
+
+The bundled sample benchmark was built before `@`, `_` and `:` counted
+(ConstructionConfig.rules = 1, `tex_names=False`); the scale corpus uses this rule.
 """
 
 from __future__ import annotations
@@ -59,26 +68,37 @@ def phrase_variants(words: Sequence[str]) -> list[str]:
     return out
 
 
-def alias_pattern(form: str) -> str:
+# What may not follow a form: a word character, or a ':' that continues an expl3 name
+# (`\\foo:nn`); a ':' before a space or the end of a sentence ends it.
+COMMAND_END = r"(?![a-z0-9@_]|:[a-z])"
+_BEFORE = r"(?<![a-z0-9@_])"
+# Rule 1 (`tex_names=False`): the bundled sample benchmark was built with it, where only
+# letters and digits are word characters; it is kept so those files stay reproducible.
+_END_V1 = r"(?![a-z0-9])"
+_BEFORE_V1 = r"(?<![a-z0-9])"
+
+
+def alias_pattern(form: str, tex_names: bool = True) -> str:
     body = re.escape(form)
+    end = COMMAND_END if tex_names else _END_V1
     if form.startswith("\\"):
-        return body + r"(?![a-z0-9])"
-    return r"(?<![a-z0-9])" + body + r"(?![a-z0-9])"
+        return body + end
+    return (_BEFORE if tex_names else _BEFORE_V1) + body + end
 
 
-def compile_matcher(forms: Iterable[str]) -> re.Pattern[str]:
+def compile_matcher(forms: Iterable[str], tex_names: bool = True) -> re.Pattern[str]:
     """One regex for all forms; longest first so the alternation is deterministic."""
     uniq = sorted({normalize(f) for f in forms if normalize(f)}, key=lambda f: (-len(f), f))
-    return re.compile("|".join(alias_pattern(f) for f in uniq))
+    return re.compile("|".join(alias_pattern(f, tex_names) for f in uniq))
 
 
 class Matcher:
     """The occurrence rule for one condition, fast: a plain substring test gates each form's
     regex (a whole-word match implies the substring), so most pages cost a few `in` checks."""
 
-    def __init__(self, forms: Iterable[str]) -> None:
+    def __init__(self, forms: Iterable[str], tex_names: bool = True) -> None:
         uniq = sorted({normalize(f) for f in forms if normalize(f)})
-        self._forms = [(f, re.compile(alias_pattern(f))) for f in uniq]
+        self._forms = [(f, re.compile(alias_pattern(f, tex_names))) for f in uniq]
 
     def search(self, norm_page: str) -> bool:
         return any(f in norm_page and pat.search(norm_page) for f, pat in self._forms)
@@ -89,6 +109,6 @@ def form_tokens(form: str) -> list[str]:
     return TOKEN.findall(normalize(form))
 
 
-def occurs(forms: Iterable[str], norm_page: str) -> bool:
+def occurs(forms: Iterable[str], norm_page: str, tex_names: bool = True) -> bool:
     """The one rule: does any of `forms` occur in this normalized page text?"""
-    return compile_matcher(forms).search(norm_page) is not None
+    return compile_matcher(forms, tex_names).search(norm_page) is not None

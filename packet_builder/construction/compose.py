@@ -31,13 +31,13 @@ class Composed:
 
 
 @cache
-def _matcher(forms: tuple[str, ...]) -> re.Pattern[str]:
-    return compile_matcher(forms)
+def _matcher(forms: tuple[str, ...], tex_names: bool) -> re.Pattern[str]:
+    return compile_matcher(forms, tex_names)
 
 
-def _overlap(a: Concept, b: Concept) -> bool:
+def _overlap(a: Concept, b: Concept, tex_names: bool = True) -> bool:
     """True when one condition's form occurs inside the other's (e.g. "font" in "font size")."""
-    ma, mb = _matcher(a.forms), _matcher(b.forms)
+    ma, mb = _matcher(a.forms, tex_names), _matcher(b.forms, tex_names)
     return any(ma.search(f) for f in b.forms) or any(mb.search(f) for f in a.forms)
 
 
@@ -78,7 +78,9 @@ def compose_queries(
         keys = frozenset(c.key for c in chosen)
         if keys in seen:
             continue
-        if any(_overlap(a, b) for i, a in enumerate(chosen) for b in chosen[i + 1 :]):
+        if any(
+            _overlap(a, b, cfg.tex_names) for i, a in enumerate(chosen) for b in chosen[i + 1 :]
+        ):
             continue
         if clue_grade(n, {str(i): c.postings[anchor] for i, c in enumerate(chosen)}) != n:
             continue

@@ -30,3 +30,13 @@ class ConstructionConfig:
     heading_min_docs: int = 2
     # Phrases/commands must occur on at least this many pages corpus-wide to be mined.
     min_pages: int = 3
+    # Occurrence and filter rules. 2: a TeX name ends only where nothing can continue it
+    # (`@`, `_`, `:` + letter; aliases.py), a phrase capitalised nearly everywhere (Title Case
+    # or ALL CAPS) is a name, a phrase mostly used as a verb is dropped. 1: the rules the
+    # bundled sample benchmark was built with (letters/digits only; Title Case only; no verb
+    # filter), kept so sample_packets/ stays byte-identical until it is rebuilt on purpose.
+    rules: int = 1
+
+    @property
+    def tex_names(self) -> bool:
+        return self.rules >= 2

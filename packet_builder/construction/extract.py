@@ -30,13 +30,23 @@ class DocText:
     sha256: str
 
 
+class Unusable(Exception):
+    """A PDF `evaudit ingest` would skip (packet_builder/ingest.py applies the same tests)."""
+
+
 def _extract(spec: DocSpec) -> DocText:
     import pymupdf  # imported here so worker start-up stays cheap for callers that never extract
 
+    pymupdf.TOOLS.mupdf_display_errors(False)
     data = Path(spec.path).read_bytes()
     with pymupdf.open(stream=data, filetype="pdf") as doc:
+        if doc.needs_pass:
+            raise Unusable("encrypted PDF (needs a password)")
         pages = tuple(page.get_text() for page in doc)
         toc = doc.get_toc(simple=True)
+    if pages and not any(p.strip() for p in pages):
+        # Image-only: ingest skips it ("no text layer"), so the benchmark must not use it.
+        raise Unusable("no text layer (image-only PDF; ingest skips it)")
     headings = tuple(str(entry[1]) for entry in toc)
     return DocText(
         doc_id=spec.doc_id,
@@ -49,9 +59,11 @@ def _extract(spec: DocSpec) -> DocText:
 
 
 def try_extract(spec: DocSpec) -> DocText | str:
-    """The document, or why it cannot be read (corrupt, encrypted, no pages)."""
+    """The document, or why ingest would not keep it (corrupt, encrypted, no pages, no text)."""
     try:
         doc = _extract(spec)
+    except Unusable as exc:
+        return str(exc)
     except Exception as exc:  # MuPDF raises several types for unreadable files
         return f"{type(exc).__name__}: {exc}"
     return doc if doc.pages else "no pages"

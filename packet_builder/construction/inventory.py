@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from packet_builder.construction.aliases import (
+    COMMAND_END,
     TOKEN,
     Matcher,
     concept_key,
@@ -28,7 +29,10 @@ from packet_builder.construction.extract import DocText
 from packet_builder.construction.stopwords import GENERIC_HEADS, STOPWORDS, WEAK_FIRST, WEAK_HEADS
 from packet_builder.textnorm import normalize
 
-_COMMAND = re.compile(r"\\([a-z]{5,})(?![a-z0-9])")
+# Mined command names end as the occurrence rule ends them (aliases.COMMAND_END), so an
+# internal name such as \\start@align never proposes \\start.
+_COMMAND = re.compile(r"\\([a-z]{5,})" + COMMAND_END)
+_COMMAND_V1 = re.compile(r"\\([a-z]{5,})(?![a-z0-9])")
 # TeX plumbing that every code listing is full of: not something a reader looks for.
 _PLUMBING_TEXT = (
     "begingroup endgroup bgroup egroup expandafter relax makeatletter makeatother csname "
@@ -162,7 +166,7 @@ def _propose(docs: Sequence[DocText], cfg: ConstructionConfig) -> dict[str, _Pro
             for g in grams:
                 phrase_pages[g] += 1
                 phrase_docs[g].add(di)
-            for c in set(_COMMAND.findall(page)):
+            for c in set((_COMMAND if cfg.tex_names else _COMMAND_V1).findall(page)):
                 cmd_pages["\\" + c] += 1
                 cmd_docs["\\" + c].add(di)
     fragments = _fragments(docs, phrase_pages, phrase_docs, cfg)
@@ -271,7 +275,7 @@ def mine_inventory(docs: Sequence[DocText], cfg: ConstructionConfig) -> list[Con
                 continue
             sets = sorted((index.get(t, empty) for t in toks), key=len)
             candidates |= sets[0].intersection(*sets[1:])
-        matcher = Matcher(forms)
+        matcher = Matcher(forms, cfg.tex_names)
         postings: dict[int, list[int]] = defaultdict(list)
         for gid in sorted(candidates):
             di, pi = page_ref[gid]
@@ -288,27 +292,73 @@ def mine_inventory(docs: Sequence[DocText], cfg: ConstructionConfig) -> list[Con
 def eligible(
     concepts: Sequence[Concept], docs: Sequence[DocText], cfg: ConstructionConfig
 ) -> list[Concept]:
-    """Concepts usable as query conditions: moderate document frequency, few pages per document."""
+    """Concepts usable as query conditions: moderate document frequency, few pages per document,
+    and, for phrases, a topic a query can name ("discusses X"): not a person's or product's
+    name, not a verb phrase."""
     out: list[Concept] = []
     for c in concepts:
         df = len(c.postings)
         if not cfg.df_min <= df <= cfg.df_max:
             continue
         frac = sum(len(p) / len(docs[d].pages) for d, p in c.postings.items()) / df
-        if frac <= cfg.max_mean_page_frac and not (c.kind == "phrase" and _proper_name(c, docs)):
-            out.append(c)
+        if frac > cfg.max_mean_page_frac:
+            continue
+        if c.kind == "phrase" and _proper_name(c, docs, all_caps=cfg.rules >= 2):
+            continue
+        if c.kind == "phrase" and cfg.rules >= 2 and _verb_phrase(c, docs):
+            continue
+        out.append(c)
     return out
 
 
-def _proper_name(c: Concept, docs: Sequence[DocText]) -> bool:
-    """A phrase written Like This nearly everywhere is a person or product name, not a topic."""
+def _occurrences(
+    c: Concept, docs: Sequence[DocText], hyphens: bool = True
+) -> Iterator[tuple[str, int, int]]:
+    """(raw page text, start, end) of every occurrence of the phrase, any case, with spaces,
+    hyphens or nothing between its words ("fine tune", "fine-tune", "Fine-tune"); rule 1
+    allowed whitespace only."""
     words = c.name.split()
-    pat = re.compile(r"(?<![A-Za-z])" + r"\s+".join(map(re.escape, words)) + r"(?![A-Za-z])", re.I)
-    titled = total = 0
+    gap = r"[\s-]*" if hyphens else r"\s+"
+    pat = re.compile(r"(?<![A-Za-z])" + gap.join(map(re.escape, words)) + r"(?![A-Za-z])", re.I)
     for d, pages in sorted(c.postings.items()):
         for p in pages:
-            for m in pat.finditer(docs[d].pages[p - 1]):
-                total += 1
-                ws = m.group(0).split()
-                titled += all(w[:1].isupper() and w[1:].islower() for w in ws)
-    return total > 0 and titled >= 0.8 * total
+            text = docs[d].pages[p - 1]
+            for m in pat.finditer(text):
+                yield text, m.start(), m.end()
+
+
+def _proper_name(c: Concept, docs: Sequence[DocText], all_caps: bool = True) -> bool:
+    """A phrase capitalised nearly everywhere (Like This, or LIKE THIS on title pages and in
+    credits) is a person's or product's name ("Scott Pakin"), not a topic. Rule 1 counted
+    Title Case only (and whitespace between the words), which let "Scott Pakin" through."""
+    capitalised = total = 0
+    for text, start, end in _occurrences(c, docs, hyphens=all_caps):
+        ws = text[start:end].split() if not all_caps else re.findall(r"[A-Za-z]+", text[start:end])
+        total += 1
+        if all_caps:
+            capitalised += all(w[:1].isupper() for w in ws)
+        else:
+            capitalised += all(w[:1].isupper() and w[1:].islower() for w in ws)
+    return total > 0 and capitalised >= 0.8 * total
+
+
+_VERB_BEFORE = re.compile(
+    r"(?:^|\W)(?:to|can|cannot|may|might|could|will|would|should|must|you|we)\s+$", re.I
+)
+_VERB_AFTER = re.compile(
+    r"^\s+(?:the|a|an|its|their|your|our|his|her|this|these|that|those|it|them|some|certain)\b",
+    re.I,
+)
+# Share of occurrences in verb position above which a phrase is a verb ("fine tune").
+_VERB_SHARE = 0.4
+
+
+def _verb_phrase(c: Concept, docs: Sequence[DocText]) -> bool:
+    """A phrase mostly used as a verb (after "to"/a modal, or before a determiner: "to
+    fine-tune the spacing") makes "discusses fine tune" read wrong: not a topic."""
+    verbal = total = 0
+    for text, start, end in _occurrences(c, docs):
+        total += 1
+        before, after = text[max(0, start - 12) : start], text[end : end + 12]
+        verbal += bool(_VERB_BEFORE.search(before) or _VERB_AFTER.search(after))
+    return total > 0 and verbal >= _VERB_SHARE * total
