@@ -142,7 +142,8 @@ def test_integrity_per_stream_equals_cli(campaign: Fixture, monkeypatch) -> None
             else:
                 assert shown.loc[name, key] == value, (name, key)
     captions = " ".join(str(c.value) for c in at.caption)
-    assert ("Integrity: ok" in captions) == cli["ok"]
+    assert ("Integrity ok: no structural or page-pool errors" in captions) == cli["ok"]
+    assert "problems" not in captions
 
 
 def test_three_streams_and_picked_raters(tmp_path: Path, monkeypatch) -> None:
@@ -183,14 +184,77 @@ def test_one_stream_shows_integrity_and_a_note(tmp_path: Path, monkeypatch) -> N
     )
 
 
-def test_tables_show_blank_cells_not_none() -> None:
-    from audit_app.admin.data import blank_missing
+def test_number_formats_blank_and_integer_counts() -> None:
+    from audit_app.admin.data import agreement_rows
+    from audit_app.admin.display import number_formats
 
-    table = pd.DataFrame(
-        [{"statistic": "exact", "count": 254, "total": 300, "rate": 0.8466667},
-         {"statistic": "kappa", "value": 0.80123456}]
+    table = agreement_rows(
+        {"pairs": 21, "conditions": 46, "condition_kappa": 0.80123,
+         "condition_agreement": {"count": 43, "total": 46, "rate": 0.93, "wilson95": [0.8, 0.9]}}
     )  # fmt: skip
-    shown = blank_missing(table).to_string().splitlines()
-    assert shown[1].split() == ["0", "exact", "254", "300", "0.8467"]
-    assert shown[2].split() == ["1", "kappa", "0.8012"]  # no None, no nan
-    assert table["value"].isna().tolist() == [True, False]  # the data keep their nulls
+    formats = number_formats(table)
+    assert formats["count"] == "%d" and formats["total"] == "%d"  # float (gaps) but counts
+    assert formats["rate"] == formats["value"] == "%.4f"
+    assert table["value"].isna().tolist() == [True, True, False]  # the data keep their nulls
+
+
+def test_two_streams_with_answers_open_pairwise_and_say_which_raters(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from audit_app import journal
+    from audit_app.admin.display import choose_raters, raters_line
+
+    fx = build(tmp_path / "proj", items=6, conditions=2, pages=3)
+    simulate(fx.project, "initial", ("alice", "bob"))
+    # carol has a journal, but only lines of another packet version: no answers here.
+    journal.append(
+        journal.journal_path(fx.project.journal_dir("initial"), "carol"),
+        {"item_id": "J001", "packet_sha256": "0" * 64, "answers": {}},
+    )
+    at = _admin(fx, monkeypatch)
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "Only alice and bob have answers: their pairwise figures." in captions
+    assert "--raters alice,bob --json" in captions
+    assert "#### Derived-grade confusion (rows: alice, columns: bob)" in [
+        m.value for m in at.markdown
+    ]
+    assert choose_raters(["bob"], ["alice", "bob", "dave"]).raters is None
+    assert choose_raters(["bob", "alice"], ["alice", "bob", "dave"]).raters == "bob,alice"
+    three = raters_line({"raters": ["alice", "bob", "dave"]})
+    assert three.startswith("Multi-rater figures (unanimous conditions, positive votes, Fleiss")
+    assert "3 raters: alice, bob, dave" in three
+
+
+def test_integrity_line_never_contradicts_itself() -> None:
+    from audit_app.admin.display import integrity_line
+
+    clean = {
+        "structural_errors": 0,
+        "page_pool_errors": 0,
+        "quotes_exact": {"count": 3, "total": 3},
+    }
+    ok = {"ok": True, "streams": {"a": clean}, "streams_after_collapse": ["a"]}
+    assert integrity_line(ok).startswith("Integrity ok: no structural or page-pool errors")
+    bad = {**clean, "page_pool_errors": 2, "quotes_exact": {"count": 1, "total": 3}}
+    line = integrity_line({"ok": False, "streams": {"a": clean, "b": bad}})
+    assert line == "Integrity problems: b: 2 page-pool errors, 2 quotes not exact."
+
+
+def test_local_times_and_literal_html() -> None:
+    from zoneinfo import ZoneInfo
+
+    from audit_app.admin.display import local_time, responses_html, wall_clock
+
+    kolkata = ZoneInfo("Asia/Kolkata")
+    assert local_time("2026-12-01T15:41:32.17+00:00", kolkata) == "2026-12-01 21:11:32 IST"
+    assert local_time("2026-07-01T23:05:00+00:00", ZoneInfo("Europe/Berlin")).endswith(
+        "01:05:00 CEST"
+    )
+    assert local_time(None, kolkata) == ""
+    shifted = wall_clock(pd.Series(["2026-12-01T15:41:32+00:00"]), kolkata)
+    assert str(shifted.iloc[0]) == "2026-12-01 21:11:32+00:00"
+    hostile = "<script>alert(1)</script> **bold** [x](http://evil)"
+    table = pd.DataFrame([{"quotes": hostile, "count": 3.0, "value": None, "ok": True}])
+    out = responses_html(table)
+    assert "<script>" not in out and "&lt;script&gt;alert(1)&lt;/script&gt;" in out
+    assert ">3<" in out and "None" not in out and ">yes<" in out

@@ -107,6 +107,14 @@ def _supported(
     return out
 
 
+def _routes(page_key: str, kpage: dict[str, Any]) -> str:
+    """Every route that brought a page into the pool, with its rank: "A: bm25 #1, dense #4"."""
+    routes = kpage.get("routes") or {}
+    ranked = sorted(routes.items(), key=lambda kv: (kv[1] is None, kv[1], kv[0]))
+    listed = ", ".join(f"{name} #{rank}" if rank is not None else name for name, rank in ranked)
+    return f"{page_key.rsplit('-', 1)[-1]}: {listed or 'no route'}"
+
+
 def unblinded_table(project: Project, packet_id: str) -> pd.DataFrame:
     """One row per (annotator, item, condition): the answer joined with the admin key."""
     packet = load_packet(project.packet_path(packet_id))
@@ -143,10 +151,8 @@ def unblinded_table(project: Project, packet_id: str) -> pd.DataFrame:
                         "page numbers": ", ".join(
                             str(kpages.get(p, {}).get("page", "?")) for p in ans.pages
                         ),
-                        "routes": "; ".join(
-                            ",".join(sorted(kpages.get(p, {}).get("routes", {}))) for p in ans.pages
-                        ),
-                        "quotes": " | ".join(ans.quotes.get(p, "") for p in ans.pages),
+                        "routes": "\n".join(_routes(p, kpages.get(p, {})) for p in ans.pages),
+                        "quotes": "\n".join(ans.quotes.get(p, "") for p in ans.pages),
                         "complete": bool(line.get("complete")),
                         "unclear": state.unclear,
                         "comment": state.comment,
@@ -281,6 +287,12 @@ def agreement_summary(project: Project, packet_id: str, raters: str | None = Non
 def stream_names(project: Project, packet_id: str) -> list[str]:
     """Annotators with a journal for this packet (the response streams)."""
     return [name for name, _ in journal.iter_journals(project.journal_dir(packet_id))]
+
+
+def answered_streams(project: Project, packet_id: str) -> list[str]:
+    """Streams with at least one line saved on this packet version (the ones with answers)."""
+    packet = load_packet(project.packet_path(packet_id))
+    return [name for name, items in _latest(project, packet).items() if items]
 
 
 def blank_missing(table: pd.DataFrame) -> Any:

@@ -1,19 +1,23 @@
 """Admin pages (behind the admin password): progress, agreement, unblinded table, plots, downloads.
 
-Only wiring: every table and figure comes from `audit_app.admin.data`, and the agreement
-and integrity figures from the scorers through `audit_app.admin.agreement_hook`.
+Only wiring: every table and figure comes from `audit_app.admin.data` (how it reads:
+`audit_app.admin.display`), and the agreement and integrity figures from the scorers
+through `audit_app.admin.agreement_hook`.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import tzinfo
 from pathlib import Path
+from typing import Any
 
 import altair as alt
+import pandas as pd
 import streamlit as st
 
 from audit_app.access import admin_sign_in, list_annotators
-from audit_app.admin import data
+from audit_app.admin import data, display
 from audit_app.responses import export_responses
 from evaudit.errors import InputError
 from packet_builder.project import Project, open_project
@@ -64,26 +68,42 @@ def _login(project: Project) -> None:
                 st.error(result.message)
 
 
+def _zone() -> tzinfo:
+    """The reviewer's zone (the browser's, as Streamlit reports it), else the server's."""
+    return display.zone_of(st.context.timezone)
+
+
+def _table(frame: pd.DataFrame, key: str | None = None, **kwargs: Any) -> None:
+    """A read-only table: blank cells for missing figures, counts as integers."""
+    config = {
+        name: st.column_config.NumberColumn(format=fmt)
+        for name, fmt in display.number_formats(frame).items()
+    }
+    st.dataframe(frame, hide_index=True, column_config=config, placeholder="", key=key, **kwargs)
+
+
 def _progress(project: Project) -> None:
+    zone = _zone()
     st.markdown("#### Packets")
-    st.dataframe(data.packets_table(project), hide_index=True)
+    _table(data.packets_table(project))
     st.markdown("#### Annotators")
-    st.dataframe(data.progress_table(project), hide_index=True)
-    st.caption(f"{len(list_annotators(project))} people registered.")
+    _table(display.local_times(data.progress_table(project), ["last save"], zone))
+    st.caption(
+        f"{len(list_annotators(project))} people registered. Times: {display.zone_label(zone)}."
+    )
 
 
 def _agreement(project: Project, packet_id: str) -> None:
     """`evaudit agreement audit` and `evaudit integrity`, live from the journals."""
-    streams = data.stream_names(project, packet_id)
     picked = st.multiselect(
-        "Raters (empty: every stream after collapsing duplicates, as the CLI does)",
-        streams,
+        "Raters (empty: two streams with answers are compared pairwise; more: all of them, "
+        "duplicates collapsed, as the CLI does)",
+        data.stream_names(project, packet_id),
         key=f"agr_raters_{packet_id}",
     )
-    raters = ",".join(picked) if len(picked) >= 2 else None
-    if len(picked) == 1:
-        st.caption("Pick at least two raters; showing every stream.")
-    summary = data.agreement_summary(project, packet_id, raters)
+    choice = display.choose_raters(picked, data.answered_streams(project, packet_id))
+    st.caption(choice.note)
+    summary = data.agreement_summary(project, packet_id, choice.raters)
     for note in summary.notes:
         st.info(note)
     report = summary.agreement
@@ -91,13 +111,13 @@ def _agreement(project: Project, packet_id: str) -> None:
         names = ", ".join(report["raters"])
         st.markdown(f"#### Agreement of {names} on packet {packet_id}")
         st.caption(
-            f"{report['pairs']} of {report['items_in_packet']} items answered in full by every "
-            f"rater ({report['incomplete_pairs']} not yet); the same figures as "
-            f"`evaudit agreement audit DIR {packet_id} --json`."
+            f"{display.raters_line(report)} {report['pairs']} of {report['items_in_packet']} "
+            f"items answered in full by every rater ({report['incomplete_pairs']} not yet); the "
+            f"same figures as `evaudit agreement audit DIR {packet_id}"
+            + (f" --raters {choice.raters}" if choice.raters else "")
+            + " --json`."
         )
-        st.dataframe(
-            data.blank_missing(data.agreement_rows(report)), hide_index=True, key="agr_table"
-        )
+        _table(data.agreement_rows(report), key="agr_table")
         for group in report.get("duplicate_streams") or []:
             st.warning(f"Identical streams (one stream counted twice): {', '.join(group)}")
         if "confusion" in report:
@@ -105,60 +125,77 @@ def _agreement(project: Project, packet_id: str) -> None:
     integ = summary.integrity
     if integ is not None:
         st.markdown("#### Integrity per response stream")
-        st.dataframe(
-            data.blank_missing(data.integrity_rows(integ)), hide_index=True, key="int_table"
-        )
-        verdict = "ok" if integ["ok"] else "problems found"
-        st.caption(
-            f"Integrity: {verdict} (no structural or page-pool errors and every quote exact); "
-            f"streams after collapsing duplicates: {', '.join(integ['streams_after_collapse'])}."
-        )
+        _table(data.integrity_rows(integ), key="int_table")
+        st.caption(display.integrity_line(integ))
 
 
 def _confusion(matrix: list[list[int]], a: str, b: str) -> None:
     st.markdown(f"#### Derived-grade confusion (rows: {a}, columns: {b})")
     long = data.confusion_long(matrix)
+    dark = max(1, int(long["count"].max())) / 2
     base = alt.Chart(long).encode(
-        x=alt.X("col:O", title=f"{b} grade"), y=alt.Y("row:O", title=f"{a} grade")
+        x=alt.X("col:O", title=f"{b} grade", axis=alt.Axis(labelAngle=0, labelFontSize=14)),
+        y=alt.Y("row:O", title=f"{a} grade", axis=alt.Axis(labelFontSize=14)),
     )
     heat = base.mark_rect().encode(color=alt.Color("count:Q", scale=alt.Scale(scheme="blues")))
-    st.altair_chart(heat + base.mark_text().encode(text="count:Q"), width="content")
+    # White numbers on the dark half of the scale, black on the light half.
+    text = base.mark_text(fontSize=18, fontWeight="bold").encode(
+        text="count:Q",
+        color=alt.condition(f"datum.count > {dark}", alt.value("white"), alt.value("black")),
+    )
+    # 72 px per cell: large enough to read three-digit counts (a pixel width gets shrunk).
+    chart = (heat + text).properties(width=alt.Step(72), height=alt.Step(72))
+    st.altair_chart(chart, width="content")
 
 
-def _responses(table) -> None:  # type: ignore[no-untyped-def]
+def _responses(table: pd.DataFrame) -> None:
     if table.empty:
         st.info("No saved responses yet.")
         return
+    zone = _zone()
     cols = st.columns(4)
-    picks = {}
-    for col, field in zip(cols, ["annotator", "label", "answer", "complete"], strict=True):
-        options = sorted(table[field].dropna().astype(str).unique())
-        picks[field] = col.multiselect(field, options, key=f"flt_{field}")
+    picks = {
+        field: col.multiselect(field, display.filter_options(table, field), key=f"flt_{field}")
+        for col, field in zip(cols, ["annotator", "label", "answer", "complete"], strict=True)
+    }
     text = st.text_input("Contains (query, document, quote, comment)", key="flt_text")
-    shown = table
-    for field, values in picks.items():
-        if values:
-            shown = shown[shown[field].astype(str).isin(values)]
-    if text:
-        hay = shown[["query_id", "doc_id", "quotes", "comment"]].astype(str).agg(" ".join, axis=1)
-        shown = shown[hay.str.contains(text, case=False, regex=False)]
-    st.caption(f"{len(shown)} of {len(table)} rows")
-    st.dataframe(shown, hide_index=True)
+    shown = display.filter_responses(table, picks, text)
+    st.caption(
+        f"{len(shown)} of {len(table)} rows; saved times in {display.zone_label(zone)}, 24-hour."
+    )
+    st.html(display.responses_html(display.local_times(shown, ["saved"], zone)))
 
 
 def _plots(project: Project, packet_id: str) -> None:
     st.caption("The derived-grade confusion heatmap is on the Agreement tab.")
     timeline = data.progress_timeline(project, packet_id)
-    if not timeline.empty:
-        st.markdown("#### Progress over time")
-        chart = (
-            alt.Chart(timeline)
-            .mark_line(interpolate="step-after")
-            .encode(x="ts:T", y="complete:Q", color="annotator:N")
-        )
-        st.altair_chart(chart, width="stretch")
-    else:
+    if timeline.empty:
         st.caption("No saves yet.")
+        return
+    zone = _zone()
+    st.markdown("#### Progress over time")
+    timeline = timeline.assign(
+        time=display.local_times(timeline, ["ts"], zone)["ts"],
+        ts=display.wall_clock(timeline["ts"], zone),
+    )
+    # The wall-clock times are drawn as UTC so the axis shows the zone's own hours.
+    x = alt.X(
+        "ts:T",
+        title=f"time ({display.zone_label(zone)}, 24-hour)",
+        scale=alt.Scale(type="utc"),
+        axis=alt.Axis(format="%H:%M", labelAngle=0),
+    )
+    chart = (
+        alt.Chart(timeline)
+        .mark_line(interpolate="step-after")
+        .encode(
+            x=x,
+            y=alt.Y("complete:Q", title="complete items"),
+            color="annotator:N",
+            tooltip=["time:N", "annotator:N", "complete:Q"],
+        )
+    )
+    st.altair_chart(chart, width="stretch")
 
 
 def _downloads(project: Project, packet_id: str) -> None:

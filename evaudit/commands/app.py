@@ -202,8 +202,12 @@ def responses_simulate(
 
 
 def exec_streamlit(root: Path, host: str, port: int) -> None:
-    """Replace this process with the Streamlit server (so signals reach the server itself)."""
-    app = Path(__file__).resolve().parents[2] / "audit_app" / "streamlit_app.py"
+    """Replace this process with the Streamlit server (so signals reach the server itself).
+
+    The entry is `audit_app/server.py`, an `st.App` that puts evaudit's HTTP guard in front
+    of Streamlit (no framing by other sites, metrics only with the admin password); the
+    agent API stays off."""
+    app = Path(__file__).resolve().parents[2] / "audit_app" / "server.py"
     argv = [
         sys.executable,
         "-m",
@@ -220,6 +224,8 @@ def exec_streamlit(root: Path, host: str, port: int) -> None:
         "false",
         "--client.toolbarMode",
         "viewer",
+        "--server.enableAgentApi",
+        "false",
         "--server.port",
         str(port),
         "--server.address",
@@ -230,7 +236,7 @@ def exec_streamlit(root: Path, host: str, port: int) -> None:
     ]
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(sys.executable, argv)
+    os.execve(sys.executable, argv, {**os.environ, "EVAUDIT_PROJECT": str(root)})
 
 
 @click.command("serve")
