@@ -13,6 +13,7 @@ from typing import Any
 
 from evaudit.errors import InputError
 from packet_builder.campaign_io import (
+    RaterChoice,
     Streams,
     load_overrides,
     load_packet_info,
@@ -32,8 +33,9 @@ def agreement_audit(root: Path, packet_name: str, raters: str | None) -> dict[st
     project = open_project(root)
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
-    names = pick_raters(streams, raters, packet_name)
-    out = audit_report(packet, streams.all_responses, names)
+    choice = pick_raters(streams, raters, packet_name)
+    out = audit_report(packet, streams.all_responses, choice.names)
+    out.update(choice.to_json())
     out["duplicate_streams"] = streams.duplicates
     return out
 
@@ -50,6 +52,7 @@ class LoadedPlan:
     packet: PacketInfo
     streams: Streams
     plan: RepairPlan
+    raters: RaterChoice
 
 
 def load_plan(project: Project, packet_name: str, raters: str | None) -> LoadedPlan:
@@ -60,14 +63,15 @@ def load_plan(project: Project, packet_name: str, raters: str | None) -> LoadedP
             hint="the repair policy reads the initial two-rater packet",
         )
     streams = load_streams(project, packet)
-    names = pick_raters(streams, raters, packet_name, exactly=2)
-    return LoadedPlan(packet, streams, repair_plan(packet, streams.all_responses, names))
+    choice = pick_raters(streams, raters, packet_name, exactly=2)
+    plan = repair_plan(packet, streams.all_responses, choice.names)
+    return LoadedPlan(packet, streams, plan, choice)
 
 
-def plan_json(plan: RepairPlan) -> dict[str, Any]:
+def plan_json(plan: RepairPlan, choice: RaterChoice) -> dict[str, Any]:
     return {
         "source_packet": plan.source_packet,
-        "raters": list(plan.raters),
+        **choice.to_json(),
         **plan.counts(),
         "incomplete": list(plan.incomplete),
         "decisions": [
@@ -82,6 +86,8 @@ def plan_json(plan: RepairPlan) -> dict[str, Any]:
                 "new_grade": p.new_grade,
                 "unresolved": list(p.unresolved),
                 "locked": sorted(p.locked) if p.queued else [],
+                "page_adjudication": list(p.page_adjudication),
+                "consensus_grade": p.consensus_grade,
             }
             for p in plan.pairs
         ],
@@ -93,7 +99,7 @@ def repair(
 ) -> dict[str, Any]:
     project = open_project(root)
     loaded = load_plan(project, packet_name, raters)
-    out = plan_json(loaded.plan)
+    out = plan_json(loaded.plan, loaded.raters)
     out["duplicate_streams"] = loaded.streams.duplicates
     if queue_out is not None:
         write_json_atomic(queue_out, loaded.plan.queue())
@@ -118,7 +124,7 @@ class Adjudicated:
     decisions: list[ConditionDecision]
     finals: list[PairFinal] | None
     streams: Streams
-    voters: list[str]
+    voters: RaterChoice
 
 
 def run_adjudication(
@@ -136,10 +142,9 @@ def run_adjudication(
             hint=f"journals found: {', '.join(sorted(streams.all_responses)) or 'none'}",
         )
     pool = {k: v for k, v in streams.responses.items() if k != tiebreak}
-    voters = pick_raters(
-        Streams(pool, streams.all_responses, streams.duplicates, {}, []), raters, packet_name
-    )
-    used = {v: streams.all_responses[v] for v in voters}
+    others = {k: v for k, v in streams.all_responses.items() if k != tiebreak}
+    voters = pick_raters(Streams(pool, others, streams.duplicates, {}, []), raters, packet_name)
+    used = {v: streams.all_responses[v] for v in voters.names}
     if tiebreak:
         used[tiebreak] = streams.all_responses[tiebreak]
     decisions = decide(packet, used, load_overrides(project), tiebreak)
@@ -171,7 +176,9 @@ def adjudicate(
     out: dict[str, Any] = {
         "packet_id": packet_name,
         "kind": adj.packet.kind,
-        "voters": adj.voters,
+        "voters": adj.voters.names,
+        "voters_chosen_by": adj.voters.chosen_by,
+        "voters_without_answers": adj.voters.without_answers,
         "duplicate_streams": adj.streams.duplicates,
         "initial_packet": plan.source_packet if plan else None,
         **summary(adj.decisions, tiebreak),

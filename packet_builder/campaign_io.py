@@ -145,10 +145,44 @@ def load_streams(project: Project, packet: PacketInfo) -> Streams:
     return Streams(dict(collapse(responses, groups)), responses, groups, problems, files)  # type: ignore[arg-type]
 
 
+GIVEN = "given"
+TWO_WITH_ANSWERS = "the two with answers"
+ALL_WITH_ANSWERS = "all with answers"
+
+
+@dataclass(frozen=True)
+class RaterChoice:
+    """The streams a command uses, and why: named with --raters, or every stream (duplicates
+    collapsed) that saved at least one item. Every report prints both."""
+
+    names: list[str]
+    chosen_by: str  # GIVEN, TWO_WITH_ANSWERS or ALL_WITH_ANSWERS
+    without_answers: list[str]  # journals with no saved item of this packet (left out)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "raters": self.names,
+            "raters_chosen_by": self.chosen_by,
+            "raters_without_answers": self.without_answers,
+        }
+
+
+def describe_raters(obj: dict[str, Any], word: str = "raters") -> str:
+    """One line for text output, from a report's `raters*` keys."""
+    how = obj["raters_chosen_by"]
+    why = "named with --raters" if how == GIVEN else f"{how}; name others with --raters"
+    line = f"{word}: {', '.join(obj['raters'])} ({why})"
+    if obj.get("raters_without_answers"):
+        line += f"; no answers yet: {', '.join(obj['raters_without_answers'])}"
+    return line
+
+
 def pick_raters(
     streams: Streams, raters: str | None, packet: str, exactly: int | None = None
-) -> list[str]:
-    """Parse `--raters A,E` (default: every stream after collapsing duplicates)."""
+) -> RaterChoice:
+    """Parse `--raters A,E`; default: every stream with answers after collapsing duplicates."""
+    with_answers = sorted(n for n, items in streams.responses.items() if items)
+    without = sorted(n for n, items in streams.all_responses.items() if not items)
     if raters:
         names = [r.strip() for r in raters.split(",") if r.strip()]
         missing = [r for r in names if r not in streams.all_responses]
@@ -160,19 +194,24 @@ def pick_raters(
             )
         if len(set(names)) != len(names):
             raise InputError("a rater is named twice in --raters")
+        how = GIVEN
+        without = [n for n in without if n not in names]
     else:
-        names = sorted(streams.responses)
+        names = with_answers
+        how = TWO_WITH_ANSWERS if len(names) == 2 else ALL_WITH_ANSWERS
     if exactly is not None and len(names) != exactly:
         raise InputError(
-            f"need exactly {exactly} raters, found {len(names)} ({', '.join(names) or 'none'})",
+            f"need exactly {exactly} raters, found {len(names)} with answers "
+            f"({', '.join(names) or 'none'})",
             hint="name them with --raters A,E",
         )
     if len(names) < 2:
         raise InputError(
-            f"packet {packet!r} needs at least two response streams, found {len(names)}",
+            f"packet {packet!r} needs at least two response streams with answers, "
+            f"found {len(names)} ({', '.join(names) or 'none'})",
             hint="wait for annotators or import responses",
         )
-    return names
+    return RaterChoice(names, how, without)
 
 
 def read_ratings_csv(path: Path) -> list[tuple[Hashable, Hashable, Hashable]]:

@@ -83,8 +83,21 @@ def compute(
             "no initial or challenge packet to finalize", hint="build and annotate a packet first"
         )
     pending: list[dict[str, Any]] = []
+    initial_choice: dict[str, Any] | None = None
     if init is not None:
-        plan = load_plan(project, init, initial_raters).plan
+        loaded = load_plan(project, init, initial_raters)
+        plan = loaded.plan
+        initial_choice = loaded.raters.to_json()
+        for item_id in plan.incomplete:
+            it = loaded.packet.item(item_id)
+            if it is not None:
+                pending.append(
+                    {
+                        "query_id": it.query_id,
+                        "doc_id": it.doc_id,
+                        "reason": f"initial audit not finished by {' and '.join(plan.raters)}",
+                    }
+                )
         if plan.incomplete and not allow_pending:
             raise InputError(
                 f"{len(plan.incomplete)} pair(s) of packet {init!r} are not complete for both raters "
@@ -123,14 +136,21 @@ def compute(
                 grade, how = decided[key]
                 reviews.append(Review(*key, grade, f"{p.action}/adjudication:{how}"))
             elif p.queued:
-                pending.append({"query_id": key[0], "doc_id": key[1], "reason": p.action})
+                pending.append(
+                    {
+                        "query_id": key[0],
+                        "doc_id": key[1],
+                        "reason": f"{p.action}: no adjudication decision",
+                    }
+                )
                 reviews.append(Review(*key, None, "pending"))
             else:
                 reviews.append(Review(*key, None, "unchanged"))
-        if pending and not allow_pending:
+        queued_pending = [x for x in pending if x["reason"].endswith("no adjudication decision")]
+        if queued_pending and not allow_pending:
             raise InputError(
-                f"{len(pending)} queued pair(s) have no adjudication decision "
-                f"(first {pending[0]['query_id']} / {pending[0]['doc_id']})",
+                f"{len(queued_pending)} queued pair(s) have no adjudication decision "
+                f"(first {queued_pending[0]['query_id']} / {queued_pending[0]['doc_id']})",
                 hint="build and annotate `packet build --kind adjudication`, or pass --allow-pending",
             )
         stages.append(Stage(f"audit:{init}", tuple(reviews)))
@@ -152,6 +172,7 @@ def compute(
     result = revise(qrels, queries, stages)
     result["adjudication"] = adj_summary
     result["pending"] = pending
+    result["initial_raters"] = initial_choice
     result["packets"] = {"initial": init, "adjudication": adj_names, "challenge": ch_names}
     return result, _inputs(project, used, store_sha), used
 
@@ -230,6 +251,8 @@ def finalize(
         "corrections_by_stratum": result["corrections_by_stratum"],
         "stages": result["stages"],
         "pending": result["pending"],
+        "initial_raters": result["initial_raters"],
+        "packets": result["packets"],
         "qrels_rows": len(result["qrels"]),
         "outputs": outputs,
     }

@@ -27,7 +27,8 @@ class LoadResult:
     queries: int
     conditions: int
     qrels: int
-    evidence: int
+    evidence: int  # evidence records: (query, document, condition) lines of evidence.jsonl
+    evidence_pages: int  # their page rows (one per listed page)
     runs: dict[str, int]
 
     def to_json(self) -> dict[str, Any]:
@@ -36,6 +37,7 @@ class LoadResult:
             "conditions": self.conditions,
             "qrels": self.qrels,
             "evidence": self.evidence,
+            "evidence_pages": self.evidence_pages,
             "runs": self.runs,
         }
 
@@ -185,7 +187,8 @@ def load_benchmark(
         queries=len(query_list) if query_list is not None else 0,
         conditions=sum(q.n for q in query_list) if query_list is not None else 0,
         qrels=0 if qrel_df is None else len(qrel_df),
-        evidence=len(ev_rows),
+        evidence=len({(q, d, c) for q, d, c, _p in ev_rows}),
+        evidence_pages=len(ev_rows),
         runs={k: len(v) for k, v in run_frames.items()},
     )
 
@@ -250,9 +253,12 @@ def status(project: Project) -> dict[str, int]:
                 "SELECT count(*) FROM qrels JOIN queries USING (query_id) "
                 "WHERE grade >= 1 AND grade < n"
             ),
+            # "evidence" counts records (query, document, condition), as `load` does; their
+            # page rows are "evidence_pages".
             "evidence": one(
                 "SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id, condition_id FROM evidence)"
             ),
+            "evidence_pages": one("SELECT count(*) FROM evidence"),
             "runs": one("SELECT count(DISTINCT run_name) FROM runs"),
         }
 

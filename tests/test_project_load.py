@@ -112,7 +112,14 @@ def _table_counts(project: Path) -> dict[str, int]:
 
 def test_load_and_status(project: Path, bench: dict[str, Path]) -> None:
     out = cli_json(*_load_args(project, bench))
-    assert out == {"queries": 2, "conditions": 5, "qrels": 4, "evidence": 4, "runs": {"bm25": 4}}
+    assert out == {
+        "queries": 2,
+        "conditions": 5,
+        "qrels": 4,
+        "evidence": 3,  # records, as `status` counts them
+        "evidence_pages": 4,
+        "runs": {"bm25": 4},
+    }
     status = cli_json("status", project)
     assert status == {
         "documents": 3,
@@ -123,6 +130,7 @@ def test_load_and_status(project: Path, bench: dict[str, Path]) -> None:
         "gold": 2,
         "subset": 2,
         "evidence": 3,
+        "evidence_pages": 4,
         "runs": 1,
     }
     human = run_cli("status", project).stdout

@@ -43,6 +43,7 @@ def test_status_counts_on_sample_project(project: Path) -> None:
         "gold": sum(1 for q, g in grades if g == n[q]),
         "subset": sum(1 for q, g in grades if 1 <= g < n[q]),
         "evidence": len([e for e in evidence if e.strip()]),
+        "evidence_pages": sum(len(json.loads(e)["pages"]) for e in evidence if e.strip()),
         "runs": len(runs),
     }
     assert cli_json("status", project) == expected

@@ -118,8 +118,10 @@ def test_invalid_quote_is_not_support(tmp_path: Path) -> None:
     write_journal(project, "init", sha, "E", bad, items)  # type: ignore[arg-type]
     out = run("repair", "plan", str(project.root), "init")
     assert out["decisions"][0]["grades"] == {"A": 2, "E": 1} and out["split_pairs"] == 1
-    integ = run("integrity", str(project.root), "init")
+    res = CliRunner().invoke(cli, ["integrity", str(project.root), "init", "--json"])
+    integ = json.loads(res.output)
     assert integ["streams"]["E"]["page_pool_errors"] == 1 and not integ["ok"]
+    assert res.exit_code == 1  # a report whose own `ok` is false exits non-zero
 
 
 def test_repair_plan_needs_two_raters(tmp_path: Path) -> None:

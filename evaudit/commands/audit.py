@@ -5,6 +5,8 @@ agreement audit -> repair plan -> packet build --kind adjudication -> adjudicate
 
 from __future__ import annotations
 
+import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,20 +20,34 @@ _JSON = click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object and nothing else."
 )
 _RATERS = click.option(
-    "--raters", help="Comma-separated response streams (annotator names), e.g. A,E. Default: all."
+    "--raters",
+    help="Comma-separated response streams (annotator names), e.g. A,E. Default: every stream "
+    "with answers (duplicates collapsed); the output says which were used and why.",
 )
 
 
+def _finite(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
 def _pct(prop: dict[str, Any]) -> str:
-    lo, hi = prop.get("wilson95", [None, None])
-    ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]%" if lo is not None else ""
+    """count/total (rate) [Wilson]; an undefined rate (nothing counted) prints n/a, as JSON null."""
+    lo, hi = prop.get("wilson95") or [None, None]
+    ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]%" if _finite(lo) and _finite(hi) else ""
     rate = prop.get("rate", prop["count"] / prop["total"] if prop["total"] else None)
-    rate_s = f"{100 * rate:.1f}%" if isinstance(rate, float) else "n/a"
+    rate_s = f"{100 * rate:.1f}%" if _finite(rate) else "n/a"
     return f"{prop['count']}/{prop['total']} ({rate_s}){ci}"
 
 
 def _num(x: Any) -> str:
-    return f"{x:.3f}" if isinstance(x, float) else "n/a"
+    """A statistic; undefined (NaN, None: e.g. a kappa with one category) prints n/a."""
+    return f"{x:.3f}" if _finite(x) else "n/a"
+
+
+def _raters_line(out: dict[str, Any], word: str = "raters") -> str:
+    from packet_builder.campaign_io import describe_raters
+
+    return describe_raters(out, word)
 
 
 @click.group()
@@ -92,7 +108,14 @@ def agreement_audit(directory: Path, packet: str, raters: str | None, as_json: b
     if as_json:
         emit_json(out)
         return
-    rows: list[list[Any]] = [["pairs / conditions", f"{out['pairs']} / {out['conditions']}"]]
+    click.echo(_raters_line(out))
+    rows: list[list[Any]] = [
+        ["pairs / conditions", f"{out['pairs']} / {out['conditions']}"],
+        [
+            "incomplete pairs (not finished by every rater)",
+            f"{out['incomplete_pairs']} of {out['items_in_packet']}",
+        ],
+    ]
     if "exact_grade_agreement" in out:
         rows += [
             ["exact derived-grade agreement", _pct(out["exact_grade_agreement"])],
@@ -122,12 +145,18 @@ def agreement_audit(directory: Path, packet: str, raters: str | None, as_json: b
 @_PACKET
 @_JSON
 def integrity(directory: Path, packet: str, as_json: bool) -> None:
-    """Per response stream: positives, pages, exact quotes, errors; duplicate streams."""
+    """Per response stream: positives, pages, exact quotes, errors; duplicate streams.
+
+    Exit code 1 when it finds a problem (`ok` false: a structural or page-pool error, or a
+    quote that fails the exact check), after printing the report; 0 when `ok`.
+    """
     from packet_builder.audit_ops import integrity as run
 
     out = run(directory, packet)
     if as_json:
         emit_json(out)
+        if not out["ok"]:
+            sys.exit(1)
         return
     rows = [
         [
@@ -149,6 +178,10 @@ def integrity(directory: Path, packet: str, as_json: bool) -> None:
     )
     for group in out["duplicate_streams"]:
         click.echo(f"duplicate streams (collapsed to {group[0]}): {', '.join(group)}")
+    if not out["ok"]:
+        click.echo("problems found: see the structural, page-pool and quotes columns")
+        sys.exit(1)
+    click.echo("ok: no structural or page-pool error, every quote exact")
 
 
 @click.group()
@@ -169,24 +202,32 @@ def repair() -> None:
 def repair_plan(
     directory: Path, packet: str, raters: str | None, queue_out: Path | None, as_json: bool
 ) -> None:
-    """Accept A+E consensus increases; queue splits and decreases for adjudication."""
+    """Accept the two raters' consensus increases; queue splits and decreases for adjudication."""
     from packet_builder.audit_ops import repair as run
 
     out = run(directory, packet, raters, queue_out)
     if as_json:
         emit_json(out)
         return
+    a, e = out["raters"]
     un = out["unresolved_conditions"]
+    click.echo(_raters_line(out))
     rows = [
-        ["accepted increases", out["accepted_increases"]],
-        ["A/E grade split pairs", out["split_pairs"]],
-        ["A+E consensus decrease pairs", out["decrease_pairs"]],
+        [f"{a}+{e} consensus increases accepted", out["accepted_increases"]],
+        [f"{a}/{e} grade split pairs", out["split_pairs"]],
+        [f"{a}+{e} consensus decrease pairs", out["decrease_pairs"]],
         ["queued pairs", out["queued_pairs"]],
         [
             "unresolved conditions (split / both negative)",
             f"{un['total']} ({un['split']} / {un['both_negative']})",
         ],
         ["locked conditions", out["locked_conditions"]],
+        ["locked conditions opened for page adjudication", out["page_adjudication_conditions"]],
+        ["grade splits through the distinct-page gate only", out["gate_only_splits"]],
+        [
+            f"incomplete pairs (not finished by {a} and {e})",
+            f"{out['incomplete_pairs']} of {out['pairs'] + out['incomplete_pairs']}",
+        ],
     ]
     click.echo(table(rows, ["repair plan", "count"]))
     if queue_out:
@@ -225,8 +266,16 @@ def adjudicate(
         emit_json(out)
         return
     click.echo(
-        f"{out['unanimous']}/{out['conditions']} conditions unanimous ({', '.join(out['voters'])})"
+        _raters_line(
+            {
+                "raters": out["voters"],
+                "raters_chosen_by": out["voters_chosen_by"],
+                "raters_without_answers": out["voters_without_answers"],
+            },
+            "voters",
+        )
     )
+    click.echo(f"{out['unanimous']}/{out['conditions']} conditions unanimous")
     rows = [
         [
             d["item_id"],
@@ -333,11 +382,23 @@ def finalize(
         for t, d in detail.items()
     ]
     click.echo(table(rows, ["transition", "count", "to gold", "stays partial", "left gold"]))
+    if out.get("initial_raters"):
+        click.echo(
+            f"initial packet {out['packets']['initial']}: " + _raters_line(out["initial_raters"])
+        )
     click.echo(
         f"{out['changed']}/{out['reviewed_pairs']} reviewed grades changed; {out['qrels_rows']} qrels rows"
     )
     for r in out["removed_queries"]:
         click.echo(f"removed query {r['query_id']} (no gold left)")
+    if out["pending"]:
+        click.echo(f"{len(out['pending'])} pending pair(s) kept their grade (--allow-pending):")
+        click.echo(
+            table(
+                [[p["query_id"], p["doc_id"], p["reason"]] for p in out["pending"]],
+                ["query", "document", "why pending"],
+            )
+        )
     click.echo(f"wrote {out['out']}")
 
 

@@ -160,7 +160,8 @@ def load(
         return
     click.echo(
         f"loaded {result.queries} queries ({result.conditions} conditions), {result.qrels} qrels, "
-        f"{result.evidence} evidence pages, {len(result.runs)} runs"
+        f"{result.evidence} evidence records ({result.evidence_pages} evidence pages), "
+        f"{len(result.runs)} runs"
     )
 
 

@@ -277,6 +277,7 @@ def impact_report(
         "labels_changed": labels["changed"],
         "labels": labels,
         "metric": metric,
+        "draws": draws,
         "runs": {
             t: {
                 "before": _metric_dict(mb[i]),

@@ -16,8 +16,19 @@ def _ci(ci: list[float] | None) -> str:
     return "-" if ci is None else f"[{_pts(ci[0])}, {_pts(ci[1])}]"
 
 
-def _p(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3f}"
+def _num(x: float | None) -> str:
+    """A statistic such as a correlation; undefined (None or NaN) prints n/a, as JSON's null."""
+    return "n/a" if x is None or x != x else f"{x:.3f}"
+
+
+def _p(x: float | None, draws: int) -> str:
+    """A sign-flip p. Its smallest value is 1/(draws+1) (no draw as extreme as the data), which
+    says only that p is below the draws' resolution: printed as "< 1/(draws+1)", not 0.000."""
+    if x is None or x != x:
+        return "n/a"
+    if x * (draws + 1) <= 1 + 1e-9:
+        return f"< 1/{draws + 1}"
+    return f"{x:.3f}"
 
 
 def _mpg(d: dict[str, float]) -> str:
@@ -50,13 +61,15 @@ def compare_text(rep: dict[str, Any]) -> str:
     """Seed 002 Tables S1e (effects, CI, Holm p) and S1f (common support, M/P/G)."""
     out: list[str] = []
     rows, rows2 = [], []
+    draws = rep["draws"]
     for pr in rep["pairs"]:
         name = f"{pr['base']} -> {pr['variant']}"
         d = pr["diff"]
         rows.append(
             [name, f"{100 * d['nclue']:+.1f}", _ci(pr["ci95"]["nclue"]),
              f"{100 * d['gold_hit']:+.1f}", f"{100 * d['gold_ndcg']:+.1f}",
-             f"{100 * d['ndcg']:+.1f}", _p(pr["p"]["nclue"]), _p(pr["p_holm"]["nclue"])]
+             f"{100 * d['ndcg']:+.1f}", _p(pr["p"]["nclue"], draws),
+             _p(pr["p_holm"]["nclue"], draws)]
         )  # fmt: skip
         dd = pr["delta_D"]
         rows2.append(
@@ -95,7 +108,7 @@ def impact_text(rep: dict[str, Any]) -> str:
     ]  # fmt: skip
     out.append(table(rows, ["run", "rank before", "rank after", *METRIC_NAMES]))
     corr = [
-        [x, _p(c["spearman"]), _p(c["kendall"]), c["max_rank_shift"]]
+        [x, _num(c["spearman"]), _num(c["kendall"]), c["max_rank_shift"]]
         for x, c in rep["correlations"].items()
     ]
     out.append(f"\nSystem-ordering agreement (ranks above by {m}):")
@@ -106,8 +119,8 @@ def impact_text(rep: dict[str, Any]) -> str:
             b, a = pr["before"], pr["after"]
             prs.append(
                 [f"{pr['base']} -> {pr['variant']}",
-                 f"{100 * b['diff'][m]:+.1f}", _p(b["p"][m]),
-                 f"{100 * a['diff'][m]:+.1f}", _p(a["p"][m])]
+                 f"{100 * b['diff'][m]:+.1f}", _p(b["p"][m], rep["draws"]),
+                 f"{100 * a['diff'][m]:+.1f}", _p(a["p"][m], rep["draws"])]
             )  # fmt: skip
         out.append(f"\nPaired {m} difference (points) and sign-flip p before -> after:")
         out.append(table(prs, ["contrast", "diff before", "p before", "diff after", "p after"]))
