@@ -15,12 +15,12 @@ from evaudit.errors import InputError
 from packet_builder.campaign_io import (
     RaterChoice,
     Streams,
-    load_overrides,
     load_packet_info,
     load_streams,
     packet_kinds,
     pick_raters,
 )
+from packet_builder.overrides_io import load_overrides
 from packet_builder.project import Project, open_project, write_json_atomic
 from policies.adjudication import ConditionDecision, PairFinal, decide, final_grades, summary
 from policies.repair import RepairPlan, repair_plan

@@ -8,20 +8,17 @@ log. Admin only: it opens admin keys.
 from __future__ import annotations
 
 import csv
-import fcntl
 import hashlib
 import json
-import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from audit_app.journal import latest_by_item, read_journal
-from evaudit.errors import InputError, InputErrors
-from packet_builder.project import Project, now_iso, open_project
-from policies.adjudication import Override
-from policies.gates import ConditionAnswer, QuoteRule, check_condition
+from evaudit.errors import InputError
+from packet_builder.project import Project
+from policies.gates import QuoteRule
 from policies.revision import QueryInfo
 from scorers.integrity import collapse, duplicate_groups
 from scorers.responses import ConditionInfo, ItemInfo, ItemResponse, PacketInfo, evaluate_item
@@ -253,87 +250,6 @@ def read_ratings_csv(path: Path) -> list[tuple[Hashable, Hashable, Hashable]]:
 
     numeric = all(as_int(v) is not None for _, _, v, _ in rows)
     return [(u, r, as_int(v) if numeric else v) for u, r, v, _ in rows]
-
-
-def load_overrides(project: Project) -> list[Override]:
-    path = project.decisions_dir / "overrides.jsonl"
-    if not path.is_file():
-        return []
-    out = []
-    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-            out.append(
-                Override(
-                    packet_id=str(obj["packet_id"]),
-                    item_id=str(obj["item_id"]),
-                    condition_key=str(obj["condition_key"]),
-                    answer=str(obj["answer"]),
-                    reason=str(obj["reason"]),
-                    pages=tuple(obj.get("pages") or ()),
-                    quotes=dict(obj.get("quotes") or {}),
-                    line=lineno,
-                )
-            )
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise InputError(
-                f"bad override line ({exc})", file=path, line=lineno, hint="fix or remove the line"
-            ) from exc
-    return out
-
-
-def record_override(
-    root: Path,
-    packet_name: str,
-    item_id: str,
-    condition_key: str,
-    answer: str,
-    reason: str,
-    pages: Sequence[str],
-    quotes: Sequence[str],
-) -> dict[str, Any]:
-    """Validate an evidence-aware decision against the packet and append it (fsync'ed)."""
-    project = open_project(root)
-    packet = load_packet_info(project, packet_name)
-    item = packet.item(item_id)
-    if item is None:
-        raise InputError(f"packet {packet_name!r} has no item {item_id}", hint="check the item id")
-    cond = item.condition(condition_key)
-    if cond is None:
-        keys = ", ".join(c.key for c in item.conditions)
-        raise InputError(
-            f"item {item_id} shows no condition {condition_key}", hint=f"shown: {keys}"
-        )
-    if not reason.strip():
-        raise InputError("--reason must say why (it is logged with the decision)")
-    if len(pages) != len(quotes):
-        raise InputError("give one --quote per --page, in the same order")
-    ans = ConditionAnswer(answer, tuple(pages), dict(zip(pages, quotes, strict=True)))
-    problems = check_condition(ans, cond.pool, packet.rule)
-    if problems:
-        raise InputErrors([InputError(f"{item_id} {condition_key}: {p}") for p in problems])
-    record = {
-        "ts": now_iso(),
-        "packet_id": packet_name,
-        "item_id": item_id,
-        "condition_key": condition_key,
-        "answer": answer,
-        "reason": reason.strip(),
-        "pages": list(pages),
-        "quotes": dict(zip(pages, quotes, strict=True)),
-    }
-    path = project.decisions_dir / "overrides.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        os.write(fd, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    return {**record, "file": str(path)}
 
 
 def store_snapshot(

@@ -123,9 +123,21 @@ def test_override_rejects_bad_evidence(tmp_path: Path) -> None:
         "--quote",
         "this sentence is not on that page",
     )
-    assert "not on this page" in msg
+    assert "the --quote for --page J002-C2-A is not on that page" in msg
     msg = fail("override", str(root), "adj", "J002", "C2", "--answer", "yes", "--reason", "x")
-    assert "at least one selected page" in msg
+    assert "a 'yes' needs at least one --page KEY" in msg
+    # the case: a "no" with a page and no quote is a "no" that takes no page
+    msg = fail(
+        "override", str(root), "adj", "J002", "C2", "--answer", "no", "--reason", "x",
+        "--page", "J002-C2-A",
+    )  # fmt: skip
+    assert "a 'no' takes no --page" in msg and "--quote per --page" not in msg
+    assert "page selection" not in msg  # the browser's wording, not the command line's
+    msg = fail(
+        "override", str(root), "adj", "J002", "C2", "--answer", "yes", "--reason", "x",
+        "--page", "J002-C2-A", "--page", "J002-C2-B", "--quote", "one quote only here",
+    )  # fmt: skip
+    assert "give one --quote per --page" in msg and "(2 --page, 1 --quote)" in msg
     msg = fail("override", str(root), "adj", "J009", "C2", "--answer", "no", "--reason", "x")
     assert "no item J009" in msg
     msg = fail("override", str(root), "adj", "J002", "C1", "--answer", "no", "--reason", "x")

@@ -1,0 +1,152 @@
+"""The admin override log, `decisions/overrides.jsonl`: read it, validate and append a decision.
+
+An override is an evidence-aware admin decision of one condition (never a vote).
+It passes the same gates as an annotator's answer (policies.gates), and a
+rejected one is reported in command-line terms and writes nothing.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evaudit.errors import InputError, InputErrors
+from packet_builder.campaign_io import load_packet_info
+from packet_builder.project import Project, now_iso, open_project
+from policies.adjudication import Override
+from policies.gates import ConditionAnswer, QuoteRule, check_condition
+
+
+def load_overrides(project: Project) -> list[Override]:
+    path = project.decisions_dir / "overrides.jsonl"
+    if not path.is_file():
+        return []
+    out = []
+    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+            out.append(
+                Override(
+                    packet_id=str(obj["packet_id"]),
+                    item_id=str(obj["item_id"]),
+                    condition_key=str(obj["condition_key"]),
+                    answer=str(obj["answer"]),
+                    reason=str(obj["reason"]),
+                    pages=tuple(obj.get("pages") or ()),
+                    quotes=dict(obj.get("quotes") or {}),
+                    line=lineno,
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InputError(
+                f"bad override line ({exc})", file=path, line=lineno, hint="fix or remove the line"
+            ) from exc
+    return out
+
+
+def override_problems(
+    answer: str,
+    pages: Sequence[str],
+    quotes: Sequence[str],
+    pool: dict[str, str],
+    rule: QuoteRule,
+) -> list[str]:
+    """What is wrong with an override, in command-line terms (the app's gates say it in the
+    browser's): the same checks as policies.gates.check_condition, worded for --page/--quote."""
+    from packet_builder.textnorm import is_nontrivial, quote_in_page
+
+    if answer == "no":
+        out = []
+        if pages:
+            out.append("a 'no' takes no --page (drop the --page options, or use --answer yes)")
+        if quotes:
+            out.append("a 'no' takes no --quote (drop the --quote options, or use --answer yes)")
+        return out
+    if not pages:
+        return ["a 'yes' needs at least one --page KEY, each with its --quote TEXT"]
+    if len(pages) != len(quotes):
+        return [
+            f"give one --quote per --page, in the same order ({len(pages)} --page, "
+            f"{len(quotes)} --quote)"
+        ]
+    out = []
+    if len(set(pages)) != len(pages):
+        out.append("a --page is given twice")
+    for key, quote in zip(pages, quotes, strict=True):
+        if key not in pool:
+            out.append(
+                f"--page {key} is not in this condition's candidate pool "
+                f"(its pages: {', '.join(sorted(pool))})"
+            )
+        elif not quote.strip():
+            out.append(f"the --quote for --page {key} is empty")
+        elif not is_nontrivial(quote, rule.min_words, rule.min_chars):
+            out.append(
+                f"the --quote for --page {key} is too short (at least {rule.min_words} words "
+                f"and {rule.min_chars} characters)"
+            )
+        elif not quote_in_page(quote, pool[key]):
+            out.append(
+                f"the --quote for --page {key} is not on that page (copy it verbatim from "
+                "the page text)"
+            )
+    return out
+
+
+def record_override(
+    root: Path,
+    packet_name: str,
+    item_id: str,
+    condition_key: str,
+    answer: str,
+    reason: str,
+    pages: Sequence[str],
+    quotes: Sequence[str],
+) -> dict[str, Any]:
+    """Validate an evidence-aware decision against the packet and append it (fsync'ed)."""
+    project = open_project(root)
+    packet = load_packet_info(project, packet_name)
+    item = packet.item(item_id)
+    if item is None:
+        raise InputError(f"packet {packet_name!r} has no item {item_id}", hint="check the item id")
+    cond = item.condition(condition_key)
+    if cond is None:
+        keys = ", ".join(c.key for c in item.conditions)
+        raise InputError(
+            f"item {item_id} shows no condition {condition_key}", hint=f"shown: {keys}"
+        )
+    if not reason.strip():
+        raise InputError("--reason must say why (it is logged with the decision)")
+    cli = override_problems(answer, pages, quotes, cond.pool, packet.rule)
+    if cli:
+        raise InputErrors([InputError(f"{item_id} {condition_key}: {p}") for p in cli])
+    ans = ConditionAnswer(answer, tuple(pages), dict(zip(pages, quotes, strict=True)))
+    problems = check_condition(ans, cond.pool, packet.rule)
+    if problems:  # the gates themselves (same rule as the app); reached only if the above misses
+        raise InputErrors([InputError(f"{item_id} {condition_key}: {p}") for p in problems])
+    record = {
+        "ts": now_iso(),
+        "packet_id": packet_name,
+        "item_id": item_id,
+        "condition_key": condition_key,
+        "answer": answer,
+        "reason": reason.strip(),
+        "pages": list(pages),
+        "quotes": dict(zip(pages, quotes, strict=True)),
+    }
+    path = project.decisions_dir / "overrides.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return {**record, "file": str(path)}
