@@ -43,7 +43,7 @@ def check(action: Mapping[str, Any], pools: Pools) -> None:
             raise ActionError("comment needs text")
         return
     ckey = action.get("cond")
-    if ckey not in pools:
+    if not isinstance(ckey, str) or ckey not in pools:
         raise ActionError(f"no condition {ckey!r} in this item")
     if op == "answer":
         if action.get("value") is not None and action.get("value") not in ANSWERS:
@@ -66,7 +66,9 @@ def _select(ans: ConditionAnswer, pool: Mapping[str, str], page: str, on: bool) 
     else:
         chosen.discard(page)
     # Pool order; a page outside the pool (an old import) keeps its place at the end.
-    pages = [k for k in pool if k in chosen] + [k for k in ans.pages if k not in pool and k in chosen]
+    pages = [k for k in pool if k in chosen] + [
+        k for k in ans.pages if k not in pool and k in chosen
+    ]
     quotes = dict(ans.quotes)
     if not on:
         quotes.pop(page, None)  # unticking a page drops its quote

@@ -20,6 +20,7 @@ import pytest
 from audit_app import journal
 from audit_app.access import add_annotator, login_url
 from tests.app_fixture import Fixture, build
+from tests.card_driver import answer, at_item, quote, saved, screen_state, visible_text
 
 pytestmark = pytest.mark.browser
 
@@ -111,88 +112,59 @@ def browser(chromium_path: str):
         b.close()
 
 
-# The script run has finished and no element of the previous run is still on screen.
-IDLE = (
-    "() => !!document.querySelector('[data-testid=stApp][data-test-script-state=notRunning]')"
-    " && !document.querySelector('[data-stale=true]')"
-)
-
-
-def answer(pg, item: str, cond: str, value: str) -> None:
-    pg.wait_for_function(IDLE, timeout=T)
-    pg.locator(f".st-key-cond-{item}-{cond} [role=radiogroup] label").filter(
-        has_text=re.compile(f"^{value}$")
-    ).click()
-
-
-def saved(pg, item: str, seq: int, cond: str | None = None) -> None:
-    """This save's confirmation in the nav bar and, for a condition's widget, next to it."""
-    pg.locator(".st-key-ann-status").get_by_text(f"Saved {item} (#{seq},").wait_for(timeout=T)
-    if cond is not None:
-        where = pg.locator(f".st-key-answer-{item}-{cond}")
-        where.get_by_text(f"Saved {item} (#{seq},").wait_for(timeout=T)
-
-
-def quote(pg, pkey: str, text: str) -> None:
-    box = pg.get_by_label(f"Quote from page {pkey[-1]} ({pkey})")
-    box.fill(text)
-    box.press("Enter")
 
 
 def test_login_gates_reload_and_isolation(site, browser) -> None:
     fx, server, tokens = site
     pg = browser.new_page()
     pg.goto(server.url(tokens["alice"]))
-    pg.get_by_text("Item J001 (1 of 10)").wait_for(timeout=T)
-    assert "signed in as alice" in pg.inner_text("body")
-    answer(pg, "J001", "C1", "yes")
-    saved(pg, "J001", 1, "C1")
-    quote(pg, "J001-C1-B", fx.quotes["J001-C1-B"])
-    saved(pg, "J001", 2, "C1")
-    pg.get_by_text("Quote matched on page B").wait_for(timeout=T)
-    assert pg.locator("mark").first.inner_text().lower().startswith("the report states")
-    answer(pg, "J001", "C2", "yes")
-    saved(pg, "J001", 3, "C2")
-    # Only the condition that made the latest save shows it: C1's line is gone.
-    assert "Saved" not in pg.locator(".st-key-answer-J001-C1").inner_text()
-    quote(pg, "J001-C2-A", "words that are nowhere on this page")
-    saved(pg, "J001", 4, "C2")
+    at_item(pg, "J001", 1, 10)
+    assert "signed in as alice" in visible_text(pg)
+    answer(pg, "C1", "yes")
+    saved(pg, "J001", 1)
+    quote(pg, "C1", "J001-C1-B", fx.quotes["J001-C1-B"])
+    saved(pg, "J001", 2)
+    pg.get_by_text("Quote matched on page B (highlighted).").wait_for(timeout=T)
+    assert pg.locator(".jc-text mark").first.inner_text().lower().startswith("the report states")
+    answer(pg, "C2", "yes")
+    saved(pg, "J001", 3)
+    quote(pg, "C2", "J001-C2-A", "words that are nowhere on this page")
+    saved(pg, "J001", 4)
     pg.get_by_text("the quote is not on this page").wait_for(timeout=T)
-    assert "Item J001 is not complete" in pg.inner_text("body")
-    answer(pg, "J001", "C2", "no")  # page A still selected -> refused
-    saved(pg, "J001", 5, "C2")
+    assert pg.locator('.jc-tab[data-cond="C2"] .jc-badge').inner_text() == "needs attention"
+    answer(pg, "C2", "no")  # page A still selected -> refused by the gate
+    saved(pg, "J001", 5)
     pg.get_by_text("A 'no' carries no selected page").wait_for(timeout=T)
     lines = journal.read_journal(journal.journal_path(fx.project.journal_dir("initial"), "alice"))
     assert len(lines.lines) == 5 and lines.lines[-1]["complete"] is False
+    before = screen_state(pg)
     # Reload: every draft comes back, resuming at the first incomplete item.
     pg.reload()
-    pg.get_by_text("Item J001 (1 of 10)").wait_for(timeout=T)
-    cond1 = pg.locator(".st-key-cond-J001-C1")
-    assert cond1.get_by_role("radio", name="yes").is_checked()
-    assert pg.get_by_label("Quote from page B (J001-C1-B)").input_value() == fx.quotes["J001-C1-B"]
-    assert pg.get_by_label("Quote from page A (J001-C2-A)").input_value().startswith("words that")
-    assert pg.locator(".st-key-cond-J001-C2").get_by_role("radio", name="no").is_checked()
+    at_item(pg, "J001", 1, 10)
+    assert screen_state(pg) == before
+    assert before["conditions"]["C1"]["quotes"] == {"J001-C1-B": fx.quotes["J001-C1-B"]}
+    assert before["conditions"]["C2"]["answer"] == "no"
     # Bob's answers never reach Alice's browser, nor any admin-key value.
     bob = browser.new_page()
     bob.goto(server.url(tokens["bob"]))
-    bob.get_by_text("Item J001 (1 of 10)").wait_for(timeout=T)
-    answer(bob, "J001", "C1", "yes")
+    at_item(bob, "J001", 1, 10)
+    answer(bob, "C1", "yes")
     saved(bob, "J001", 1)
-    quote(bob, "J001-C1-C", fx.quotes["J001-C1-C"])
+    quote(bob, "C1", "J001-C1-C", fx.quotes["J001-C1-C"])
     saved(bob, "J001", 2)
-    assert "signed in as bob" in bob.inner_text("body")
+    assert "signed in as bob" in visible_text(bob)
     pg.reload()
-    pg.get_by_text("Item J001 (1 of 10)").wait_for(timeout=T)
-    html = pg.content()
-    assert fx.quotes["J001-C1-C"] not in [i.input_value() for i in pg.locator("input").all()]
-    assert "bob" not in pg.inner_text("body")
-    pg.get_by_text("Show page A image").first.click()
-    pg.locator("[data-testid='stImage'] img").first.wait_for(timeout=T)
-    for i in range(2, 11):  # every item's HTML is scanned for admin-key values
-        html += pg.content()
+    at_item(pg, "J001", 1, 10)
+    html = pg.content() + visible_text(pg)
+    assert fx.quotes["J001-C1-C"] not in screen_state(pg)["conditions"]["C1"]["quotes"].values()
+    assert "bob" not in visible_text(pg)
+    pg.locator(".jc-img").first.click()
+    pg.locator(".jc-image img").first.wait_for(timeout=T)
+    for i in range(2, 11):  # every item's text is scanned for admin-key values
+        html += pg.locator(".evaudit-card").inner_html() + visible_text(pg)
         pg.keyboard.press("Alt+n")
-        pg.get_by_text(f"Item J{i:03d} ({i} of 10)").wait_for(timeout=T)
-    html += pg.content()
+        at_item(pg, f"J{i:03d}", i, 10)
+    html += pg.locator(".evaudit-card").inner_html() + visible_text(pg)
     leaked = [s for s in fx.secret_values if s in html]
     key = json.loads(fx.project.key_path("initial").read_text())
     assert not leaked, leaked
@@ -206,15 +178,15 @@ def test_wrong_token_and_admin_isolation(site, browser) -> None:
     pg = browser.new_page()
     pg.goto(server.url("not-a-real-token"))
     pg.get_by_text("Access refused").wait_for(timeout=T)
-    assert "Item J001" not in pg.inner_text("body")
+    assert "Item J001" not in visible_text(pg)
     pg.goto(server.url(tokens["ann09"]) + "&admin=1&page=admin")
-    pg.get_by_text("Item J001 (1 of 10)").wait_for(timeout=T)
-    body = pg.inner_text("body")
+    at_item(pg, "J001", 1, 10)
+    body = visible_text(pg)
     assert "Admin password" not in body and "Campaign admin" not in body
     # The admin page itself asks for the password first.
     pg.goto(f"http://127.0.0.1:{server.port}/")
     pg.get_by_text("Admin password").wait_for(timeout=T)
-    assert "Campaign admin" not in pg.inner_text("body")
+    assert "Campaign admin" not in visible_text(pg)
     pg.close()
 
 
@@ -227,27 +199,25 @@ def test_concurrent_sessions_keep_every_save(site, chromium_path: str) -> None:
         ctx.set_default_timeout(2 * T)  # ten sessions share two cores
         pg = await ctx.new_page()
         await pg.goto(server.url(tokens[name]), timeout=2 * T)
-        await pg.get_by_text("Item J001 (1 of 10)").wait_for(timeout=T)
+        await pg.locator('.evaudit-card[data-pending="0"][data-item="J001"]').wait_for(timeout=T)
         seq = 0
         for i in range(10):
             item = f"J{i + 1:03d}"
             for cond in ("C1", "C2"):
-                await pg.wait_for_function(IDLE, timeout=T)
-                await (
-                    pg.locator(f".st-key-cond-{item}-{cond} [role=radiogroup] label")
-                    .filter(has_text=re.compile("^no$"))
-                    .click()
-                )
+                await pg.locator(f'.jc-tab[data-cond="{cond}"]').click()
+                await pg.locator(f'.jc-tab.is-current[data-cond="{cond}"]').wait_for(timeout=T)
+                await pg.locator('.jc-ans[data-value="no"]').click()
                 seq += 1
                 await (
-                    pg.locator(f".st-key-answer-{item}-{cond}")
-                    .get_by_text(f"Saved {item} (#{seq},")
-                    .wait_for(timeout=2 * T)
-                )
+                    pg.locator(".jc-status", has_text=re.compile(rf"Saved {item} · #{seq} ·"))
+                ).wait_for(timeout=2 * T)
             if i < 9:
-                await pg.get_by_role("button", name="Next").click()
-                await pg.get_by_text(f"Item J{i + 2:03d} (").wait_for(timeout=T)
-        assert f"signed in as {name}" in await pg.inner_text("body")
+                await pg.locator(".jc-next").click()
+                nxt = f"J{i + 2:03d}"
+                await pg.locator(f'.evaudit-card[data-pending="0"][data-item="{nxt}"]').wait_for(
+                    timeout=2 * T
+                )
+        assert f"signed in as {name}" in await pg.locator(".jc").inner_text()
         await ctx.close()
         return seq
 
@@ -281,31 +251,33 @@ def test_kill9_keeps_every_confirmed_save(tmp_path: Path, browser) -> None:
     try:
         pg = browser.new_page()
         pg.goto(server.url(token))
-        pg.get_by_text("Item J001 (1 of 4)").wait_for(timeout=T)
-        answer(pg, "J001", "C1", "yes")
-        saved(pg, "J001", 1, "C1")
-        quote(pg, "J001-C1-A", fx.quotes["J001-C1-A"])
-        saved(pg, "J001", 2, "C1")
-        answer(pg, "J001", "C2", "no")
-        saved(pg, "J001", 3, "C2")
+        at_item(pg, "J001", 1, 4)
+        answer(pg, "C1", "yes")
+        saved(pg, "J001", 1)
+        quote(pg, "C1", "J001-C1-A", fx.quotes["J001-C1-A"])
+        saved(pg, "J001", 2)
+        answer(pg, "C2", "no")
+        saved(pg, "J001", 3)
         pg.keyboard.press("Alt+n")
-        pg.get_by_text("Item J002 (2 of 4)").wait_for(timeout=T)
-        answer(pg, "J002", "C1", "no")
-        saved(pg, "J002", 4, "C1")
-        answer(pg, "J002", "C2", "yes")  # possibly in flight when the server dies
+        at_item(pg, "J002", 2, 4)
+        answer(pg, "C1", "no")
+        saved(pg, "J002", 4)
+        answer(pg, "C2", "yes")  # possibly in flight when the server dies
         server.kill9()
         confirmed = journal.read_journal(path).lines
         assert [ln["seq"] for ln in confirmed][:4] == [1, 2, 3, 4]
         server = Server(fx.project.root, server.port)
         pg.goto(server.url(token))
-        pg.get_by_text("Item J002 (2 of 4)").wait_for(timeout=T)  # J001 is complete
-        assert pg.locator(".st-key-cond-J002-C1").get_by_role("radio", name="no").is_checked()
+        at_item(pg, "J002", 2, 4)  # J001 is complete
+        latest = journal.latest_by_item(journal.read_journal(path).lines)
+        assert screen_state(pg)["conditions"] == latest["J002"]["conditions"]
+        assert latest["J002"]["conditions"]["C1"]["answer"] == "no"
         pg.keyboard.press("Alt+p")
-        pg.get_by_text("Item J001 (1 of 4)").wait_for(timeout=T)
-        assert (
-            pg.get_by_label("Quote from page A (J001-C1-A)").input_value() == fx.quotes["J001-C1-A"]
-        )
-        assert journal.latest_by_item(journal.read_journal(path).lines)["J001"]["complete"]
+        at_item(pg, "J001", 1, 4)
+        assert screen_state(pg)["conditions"]["C1"]["quotes"] == {
+            "J001-C1-A": fx.quotes["J001-C1-A"]
+        }
+        assert latest["J001"]["complete"]
         pg.close()
     finally:
         server.stop()

@@ -28,7 +28,8 @@ export default function (component) {
     parentElement.appendChild(mount);
     const nonce = (globalThis.crypto && crypto.randomUUID) ? crypto.randomUUID()
       : String(Math.random()).slice(2) + String(Date.now());
-    host = { nonce, nextId: 1, outbox: [], attempt: 0, data: null };
+    host = { nonce, nextId: 1, outbox: [], attempt: 0, data: null, mount };
+    mount.className = "evaudit-card";
     const send = () => {
       host.attempt += 1;
       setStateValue("outbox", { nonce: host.nonce, attempt: host.attempt, actions: host.outbox.slice() });
@@ -37,6 +38,7 @@ export default function (component) {
       action.id = host.nextId++;
       host.outbox.push(action);
       send();
+      host.mount.dataset.pending = String(host.outbox.length);
     };
     host.card = new JC.Card(mount, {
       onAction: (action) => { push(action); host.draw(); },
@@ -57,6 +59,9 @@ export default function (component) {
       let status = d.status;
       if (pending && (!status || status.kind !== "error")) status = { kind: "pending", text: "Saving…" };
       host.card.show(Object.assign({}, d, { state, status }));
+      // For people and tests alike: which item is shown and how many actions await the server.
+      host.mount.dataset.item = d.item.item_id;
+      host.mount.dataset.pending = String(host.outbox.length);
     };
     parentElement.__evauditHost = host;
   }

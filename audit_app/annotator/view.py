@@ -31,8 +31,9 @@ from audit_app import actions
 from audit_app.access import Annotator, authenticate
 from audit_app.annotator.component import judging_card
 from audit_app.annotator.style import PAGE_CSS
+from audit_app.judging import CardSession, apply_outbox
 from audit_app.responses import session_export
-from audit_app.session import AnnotatorSession, ItemState, card_item, first_incomplete, step
+from audit_app.session import AnnotatorSession, card_item, first_incomplete, step
 from packet_builder.project import Project
 
 # (page_key, quote) -> PNG bytes, or None when no image exists; built server-side (render.py).
@@ -75,85 +76,34 @@ def _session(project: Project, person: Annotator, packet_id: str) -> AnnotatorSe
         session = AnnotatorSession.open(
             project.packets_dir, project.journals_dir, packet_id, person.name
         )
-        ss.update(
-            ann_tag=tag,
-            ann_session=session,
-            ann_index=first_incomplete(session.packet, session.states()),
-            ann_applied={},  # browser page nonce -> id of the last action applied
-            ann_last=None,  # the last save: {nonce, id, item, seq, ts} or {error}
-            ann_image=None,  # (item_id, page_key) whose image is open
-        )
+        start = first_incomplete(session.packet, session.states())
+        ss.update(ann_tag=tag, ann_session=session, ann_card_session=CardSession(index=start))
     return ss["ann_session"]
 
 
 def _on_outbox() -> None:
-    """Apply, in order, every action of the card's outbox not applied yet."""
+    """The card's outbox changed: apply its new actions (audit_app.judging)."""
     ss = st.session_state
-    box = (ss.get(CARD_KEY) or {}).get("outbox") or {}
-    nonce = str(box.get("nonce") or "")
-    session: AnnotatorSession = ss["ann_session"]
-    applied: dict[str, int] = ss["ann_applied"]
-    for action in box.get("actions") or []:
-        if not isinstance(action, dict) or int(action.get("id", 0)) <= applied.get(nonce, 0):
-            continue
-        op = action.get("op")
-        if op == "go":
-            total = len(session.packet.items)
-            ss["ann_index"] = step(int(action.get("to", 0)), 0, total)
-            ss["ann_image"] = None
-        elif op == "image":
-            ss["ann_image"] = (str(action.get("item")), str(action.get("page")))
-        elif not _apply_edit(session, nonce, action):
-            return  # not saved: the action stays in the outbox (on screen, marked unsaved)
-        applied[nonce] = int(action["id"])
-
-
-def _apply_edit(session: AnnotatorSession, nonce: str, action: dict[str, Any]) -> bool:
-    """Apply one edit to its item's latest saved state and append it; False if not saved."""
-    ss = st.session_state
-    item_id = str(action.get("item"))
     project, token = ss["ann_auth"]
-    if authenticate(project, token) is None:
-        ss["ann_last"] = {"error": "NOT saved: this link is no longer valid (revoked)."}
-        return False
-    if item_id not in session.packet.item_ids:
-        return True  # not an item of this packet: nothing to save, never retried
-    latest = session.states().get(item_id)
-    try:
-        new = actions.apply(latest, action, session.packet.pools(item_id))
-    except actions.ActionError:
-        return True  # refused by the gate of actions, as the card's twin refuses it
-    pools = session.packet.pools(item_id)
-    if latest is not None and actions.state_json(new, pools) == actions.state_json(latest, pools):
-        return True  # a replayed or empty action: the journal already says this
-    try:
-        line = session.save(item_id, new)
-    except OSError as exc:  # the disk said no: say so, never claim a save
-        ss["ann_last"] = {"error": f"NOT saved ({exc.strerror or exc}); still on screen."}
-        return False
-    ss["ann_last"] = {"nonce": nonce, "id": action["id"], "item": item_id, **line}
-    return True
+    apply_outbox(
+        ss["ann_session"],
+        ss["ann_card_session"],
+        (ss.get(CARD_KEY) or {}).get("outbox"),
+        lambda: authenticate(project, token) is not None,
+    )
 
 
-def _status(item_id: str) -> dict[str, str]:
-    last = st.session_state.get("ann_last")
-    if not last:
-        return {"kind": "idle", "text": "Every change is saved at once."}
-    if last.get("error"):
-        return {"kind": "error", "text": str(last["error"])}
-    when = str(last.get("ts", ""))[11:19]
-    return {"kind": "saved", "text": f"Saved {last['item']} · #{last['seq']} · {when} UTC"}
-
-
-def _image(session: AnnotatorSession, item_id: str, state: ItemState | None) -> Any:
-    ss = st.session_state
-    want, renderer = ss.get("ann_image"), ss.get("ann_renderer")
-    if renderer is None or not want or want[0] != item_id:
+def _image(session: AnnotatorSession, card: CardSession, item_id: str) -> Any:
+    """The open page image as a data URL (rendered on the server; the card never sees a file)."""
+    renderer = st.session_state.get("ann_renderer")
+    if renderer is None or card.image is None or card.image[0] != item_id:
         return None
-    page = want[1]
-    ckey = next((c for c, pool in session.packet.pools(item_id).items() if page in pool), None)
+    page = card.image[1]
+    pools = session.packet.pools(item_id)
+    ckey = next((c for c, pool in pools.items() if page in pool), None)
     if ckey is None:
         return None
+    state = session.states().get(item_id)
     quote = (state.answer(ckey).quotes.get(page) if state else None) or None
     png = renderer(page, quote)
     src = "data:image/png;base64," + base64.b64encode(png).decode() if png else None
@@ -168,14 +118,15 @@ def judging_screen(session: AnnotatorSession) -> None:
     if total == 0:
         st.info("This packet has no items.")
         return
+    card: CardSession = ss["ann_card_session"]
     states = session.states()
-    index = ss["ann_index"] = step(ss["ann_index"], 0, total)
+    index = card.index = step(card.index, 0, total)
     item_id = packet.item_ids[index]
     state = states.get(item_id)
     nonce = str(((ss.get(CARD_KEY) or {}).get("outbox") or {}).get("nonce") or "")
     title = "Adjudication" if packet.kind == "adjudication" else "Evidence audit"
     data = {
-        "heading": f"{title} · {session.annotator} · packet {packet.packet_id}",
+        "heading": f"{title} · signed in as {session.annotator} · packet {packet.packet_id}",
         "item": card_item(packet, item_id),
         "state": actions.state_json(state, packet.pools(item_id)),
         "rule": packet.rule,
@@ -186,13 +137,12 @@ def judging_screen(session: AnnotatorSession) -> None:
         "index": index,
         "total": total,
         "items": [
-            {"id": i, "done": session.complete(i), "started": i in states}
-            for i in packet.item_ids
+            {"id": i, "done": session.complete(i), "started": i in states} for i in packet.item_ids
         ],
-        "confirmed": {"nonce": nonce, "id": ss["ann_applied"].get(nonce, 0)},
-        "status": _status(item_id),
+        "confirmed": {"nonce": nonce, "id": card.applied.get(nonce, 0)},
+        "status": card.status(),
         "images": ss.get("ann_renderer") is not None,
-        "image": _image(session, item_id, state),
+        "image": _image(session, card, item_id),
     }
     judging_card()(key=CARD_KEY, data=data, on_outbox_change=_on_outbox)
     _footer(session)

@@ -2,6 +2,7 @@
 "use strict";
 const tn = require("../../audit_app/static/textnorm.js");
 const gates = require("../../audit_app/static/gates.js");
+const card = require("../../audit_app/static/card.js");
 
 const OPS = {
   normalize: (c) => tn.normalize(c),
@@ -9,6 +10,21 @@ const OPS = {
   find: (c) => tn.findQuote(c.quote, c.page),
   in_page: (c) => tn.quoteInPage(c.quote, c.page),
   check_condition: (c) => gates.checkCondition(c.answer, c.pool, c.rule),
+  // A run of card actions from a state; each step's state, or the error that stopped it.
+  reduce: (c) => {
+    let state = c.state;
+    const out = [];
+    for (const a of c.actions) {
+      try {
+        state = card.reduce(c.item, state, a);
+        out.push(state);
+      } catch (err) {
+        out.push({ error: String(err.message) });
+      }
+    }
+    return out;
+  },
+  card_item: (c) => card.cardItem(c),
 };
 
 let input = "";

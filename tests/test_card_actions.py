@@ -1,0 +1,172 @@
+"""The judging card's actions: audit_app/actions.py and card.js's reduce give the same states.
+
+Both hosts (the Streamlit app and the offline packet) draw "saved state + actions not
+yet confirmed" with card.js and the server saves with actions.py, so the two must agree
+action by action, including on what they refuse. Also: a run of actions applied twice
+gives the state it gave once (replay after a reconnect must not change anything).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from audit_app import actions
+from audit_app.session import ItemState, Packet
+from policies.gates import ConditionAnswer, QuoteRule
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+POOLS = {
+    "C1": {"J1-C1-A": "alpha page text", "J1-C1-B": "beta page text", "J1-C1-C": "gamma"},
+    "C2": {"J1-C2-A": "alpha page text", "J1-C2-B": "delta page text"},
+}
+ITEM = {"conditions": [{"condition_key": c, "pages": list(p)} for c, p in POOLS.items()]}
+
+
+def node(op: str, cases: list[Any]) -> list[Any]:
+    assert NODE is not None
+    proc = subprocess.run(
+        [NODE, str(ROOT / "tests" / "js" / "driver.cjs")],
+        input=json.dumps({"op": op, "cases": cases}),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+        timeout=120,
+    )
+    return list(json.loads(proc.stdout))
+
+
+def random_action(rng: random.Random) -> dict[str, Any]:
+    op = rng.choice([*actions.EDIT_OPS, "bogus"])
+    cond = rng.choice([*POOLS, "C9"]) if rng.random() < 0.95 else None
+    pages = list(POOLS.get(cond or "", {})) or ["J1-C1-A"]
+    page = rng.choice([*pages, "J1-C1-A", "nope"])
+    text = rng.choice(["", " ", "alpha page", "  beta  ", "a\nb", "<b>x</b> **y** $z$"])
+    a: dict[str, Any] = {"op": op, "cond": cond, "page": page}
+    if op == "answer":
+        a["value"] = rng.choice(["yes", "no", None, "maybe"])
+    elif op in ("select", "unclear"):
+        a["on"] = rng.choice([True, False, True, "yes"])
+    elif op in ("quote", "comment"):
+        a["text"] = text if rng.random() < 0.95 else 7
+    return a
+
+
+def run_python(actions_: list[dict[str, Any]]) -> list[Any]:
+    state: ItemState | None = None
+    out: list[Any] = []
+    for a in actions_:
+        try:
+            state = actions.apply(state, a, POOLS)
+        except actions.ActionError as exc:
+            out.append({"error": str(exc)})
+            continue
+        out.append(as_json(actions.state_json(state, POOLS)))
+    return out
+
+
+def as_json(state: dict[str, Any]) -> dict[str, Any]:
+    """The saved form: quotes only of selected pages (what record() writes)."""
+    return json.loads(json.dumps(state))
+
+
+def js_saved_form(state: dict[str, Any]) -> dict[str, Any]:
+    if "error" in state:
+        return state
+    conds = {
+        ck: {
+            "answer": c["answer"],
+            "pages": c["pages"],
+            "quotes": {k: c["quotes"][k] for k in c["pages"] if k in c["quotes"]},
+        }
+        for ck, c in state["conditions"].items()
+    }
+    return {"conditions": conds, "unclear": state["unclear"], "comment": state["comment"]}
+
+
+@needs_node
+def test_js_reduce_equals_python_apply_on_random_runs() -> None:
+    rng = random.Random(14)
+    runs = [[random_action(rng) for _ in range(rng.randint(1, 25))] for _ in range(300)]
+    js = node("reduce", [{"item": ITEM, "state": None, "actions": run} for run in runs])
+    for run, js_states in zip(runs, js, strict=True):
+        py = run_python(run)
+        assert len(py) == len(js_states)
+        for a, p, j in zip(run, py, js_states, strict=True):
+            assert ("error" in p) == ("error" in j), (a, p, j)
+            if "error" not in p:
+                assert js_saved_form(j) == p, a
+
+
+@needs_node
+def test_card_item_has_the_same_shape_in_both_hosts() -> None:
+    raw = {
+        "item_id": "J1",
+        "information_need": "need <b>x</b>",
+        "conditions": [
+            {
+                "condition_key": ck,
+                "name": f"name {ck}",
+                "requirement": "req",
+                "counts": ["a", "b"],
+                "does_not_count": [],
+                "note": "",
+                "pages": [{"page_key": k, "text": t} for k, t in pool.items()],
+            }
+            for ck, pool in POOLS.items()
+        ],
+    }
+    packet = Packet("p", "initial", "rule", QuoteRule(), (raw,), "0" * 64)
+    py = packet.card_items["J1"]
+    assert node("card_item", [raw]) == [py]
+    # the same text in two pools is sent once
+    assert py["pages"]["J1-C1-A"] == py["pages"]["J1-C2-A"]
+    assert len(py["texts"]) == 4
+
+
+def test_actions_do_what_the_screen_says() -> None:
+    s = actions.apply(None, {"op": "quote", "cond": "C1", "page": "J1-C1-B", "text": "beta"}, POOLS)
+    assert s.answer("C1") == ConditionAnswer(None, ("J1-C1-B",), {"J1-C1-B": "beta"})  # selects
+    s = actions.apply(s, {"op": "select", "cond": "C1", "page": "J1-C1-A", "on": True}, POOLS)
+    assert s.answer("C1").pages == ("J1-C1-A", "J1-C1-B")  # pool order
+    s = actions.apply(s, {"op": "select", "cond": "C1", "page": "J1-C1-B", "on": False}, POOLS)
+    assert s.answer("C1") == ConditionAnswer(None, ("J1-C1-A",), {})  # unticking drops its quote
+    s = actions.apply(s, {"op": "answer", "cond": "C1", "value": "yes"}, POOLS)
+    s = actions.apply(s, {"op": "clear", "cond": "C1"}, POOLS)
+    assert s.answer("C1") == ConditionAnswer()
+    s = actions.apply(s, {"op": "quote", "cond": "C2", "page": "J1-C2-A", "text": "   "}, POOLS)
+    assert s.answer("C2").pages == ()  # a blank quote selects nothing
+    with pytest.raises(actions.ActionError, match="not in this condition's pool"):
+        actions.apply(s, {"op": "select", "cond": "C2", "page": "J1-C1-A", "on": True}, POOLS)
+    with pytest.raises(actions.ActionError, match="no condition"):
+        actions.apply(s, {"op": "clear", "cond": "C3"}, POOLS)
+
+
+def test_a_run_applied_twice_gives_the_state_it_gave_once() -> None:
+    rng = random.Random(3)
+    for _ in range(500):
+        start = None
+        for a in [random_action(rng) for _ in range(rng.randint(0, 8))]:
+            with contextlib.suppress(actions.ActionError):
+                start = actions.apply(start, a, POOLS)
+        run = [random_action(rng) for _ in range(rng.randint(1, 10))]
+        once = start
+        for a in run:
+            with contextlib.suppress(actions.ActionError):
+                once = actions.apply(once, a, POOLS)
+        twice = once
+        for a in run:
+            with contextlib.suppress(actions.ActionError):
+                twice = actions.apply(twice, a, POOLS)
+        assert actions.state_json(twice, POOLS) == actions.state_json(once, POOLS), run
