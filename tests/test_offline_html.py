@@ -158,7 +158,7 @@ def test_html_embeds_the_packet_exactly(built: dict[str, Any]) -> None:
     data = embedded_data(built["html"])
     assert data == {"packet": built["packet"], "packet_sha256": built["sha"], "annotator": "alice"}
     # '</script>' in a page cannot end the data block early.
-    assert built["html"].count("</script>") == 4
+    assert built["html"].count("</script>") == 5
 
 
 def test_html_is_self_contained(built: dict[str, Any]) -> None:
@@ -325,29 +325,112 @@ def expect(locator: Any) -> Any:
     return _expect(locator)
 
 
-def cond(page: Any, ckey: str) -> Any:
-    return page.locator(f"section.condition[data-cond='{ckey}']")
+# The judging card's own selectors (audit_app/static/card.js).
+
+
+def condition(page: Any, ckey: str) -> None:
+    """Make `ckey` the card's current condition (a click on its tab; nothing is saved)."""
+    tab = page.locator(f".jc-tab[data-cond='{ckey}']")
+    if tab.get_attribute("aria-selected") != "true":
+        tab.click()
+    expect(page.locator(f".jc-tab.is-current[data-cond='{ckey}']")).to_have_count(1)
+
+
+def cond_of(key: str) -> str:
+    return key.split("-")[1]
 
 
 def messages(page: Any, ckey: str) -> list[str]:
-    return [t.strip() for t in cond(page, ckey).locator("ul.messages li").all_inner_texts()]
+    condition(page, ckey)
+    return [t.strip() for t in page.locator("ul.jc-msgs li").all_inner_texts()]
+
+
+def badge(page: Any, ckey: str) -> str:
+    return str(page.locator(f".jc-tab[data-cond='{ckey}'] .jc-badge").inner_text())
 
 
 def answer(page: Any, ckey: str, value: str) -> None:
-    page.locator(f"input[name='answer-{ckey}'][value='{value}']").check()
+    condition(page, ckey)
+    page.locator(f".jc-ans[data-value='{value}']").click()
+
+
+def answered(page: Any, ckey: str) -> str | None:
+    condition(page, ckey)
+    on = page.locator(".jc-ans[aria-checked='true']")
+    return str(on.get_attribute("data-value")) if on.count() else None
+
+
+def sel(page: Any, key: str) -> Any:
+    condition(page, cond_of(key))
+    return page.locator(f".jc-sel[data-page='{key}']")
+
+
+def quote_box(page: Any, key: str) -> Any:
+    condition(page, cond_of(key))
+    return page.locator(f".jc-quote[data-page='{key}']")
+
+
+def type_quote(page: Any, key: str, text: str) -> None:
+    """Type a quote and keep it with Enter, as the card's shortcut list says."""
+    box = quote_box(page, key)
+    box.fill(text)
+    box.press("Enter")
 
 
 def select_page(page: Any, key: str, quote: str | None = None) -> None:
-    page.locator(f"input.select-page[data-page='{key}']").check()
+    sel(page, key).check()
     if quote is not None:
-        page.locator(f"textarea.quote[data-page='{key}']").fill(quote)
+        type_quote(page, key, quote)
 
 
 def item_id(page: Any) -> str:
-    text = page.locator("section.need h2").inner_text()
+    text = page.locator(".jc-need h2").inner_text()
     m = re.search(r"J\d+", text)
     assert m
     return m.group(0)
+
+
+def progress(page: Any) -> str:
+    return str(page.locator(".jc-progress-text").inner_text())
+
+
+def status(page: Any) -> str:
+    return str(page.locator(".jc-status").inner_text())
+
+
+def storage_key(sha: str) -> str:
+    return f"evaudit-offline:pilot:{sha}:{ANNOTATOR}"
+
+
+def stored(page: Any, sha: str) -> dict[str, Any]:
+    """The draft document in localStorage ({} when there is none)."""
+    raw = page.evaluate("k => window.localStorage.getItem(k)", storage_key(sha))
+    return dict(json.loads(raw)) if raw else {}
+
+
+def screen_state(page: Any) -> dict[str, Any]:
+    """What the card shows for the current item, condition by condition (tabs save nothing)."""
+    keys = page.locator(".jc-tab").evaluate_all("ts => ts.map(t => t.dataset.cond)")
+    current = page.locator(".jc-tab.is-current").get_attribute("data-cond")
+    conds: dict[str, Any] = {}
+    for ckey in keys:
+        value = answered(page, ckey)
+        pages = page.locator(".jc-sel").evaluate_all(
+            "bs => bs.filter(b => b.checked).map(b => b.dataset.page)"
+        )
+        quotes = dict(
+            page.locator(".jc-quote").evaluate_all(
+                "qs => qs.filter(q => q.value !== '').map(q => [q.dataset.page, q.value])"
+            )
+        )
+        conds[ckey] = {"answer": value, "pages": pages, "quotes": quotes}
+    if current:
+        condition(page, current)
+    return {
+        "conditions": conds,
+        "unclear": page.locator(".jc-unclear").is_checked(),
+        "comment": page.locator(".jc-comment").input_value(),
+    }
 
 
 def download_export(page: Any, dest: Path) -> dict[str, Any]:
@@ -373,41 +456,49 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     net = Offline(browser, tmp_path)
     page = net.open(built["path"])
 
-    # The whole screen: need, rule, rubric, every candidate page's text, shortcuts, progress.
+    # The card: need, rule, rubric, the current condition's pages, shortcuts, progress.
     assert item_id(page) == "J001"
-    body = page.locator("body").inner_text()
+    card = page.locator(".jc").text_content()
     for text in (
         packet["items"][0]["information_need"],
         RULE_TEXT,
         "Enrolment size",
         "The document states the enrolment size.",
+        "An explicit statement of the enrolment size.",
         "A citation of another study.",
         "Judge only the displayed text.",
         "412 adult patients",
         "primary outcome",
         "</script> staff rotas",
-        "Alt+N",
-        "Alt+P",
-        "Alt+S",
+        "Alt+N / Alt+P",
+        "Esc",
     ):
-        assert text in body, text
-    assert page.locator("#progress-text").inner_text() == "0 / 3 complete"
-    assert page.locator("section.condition").count() == 2
-    assert page.locator("b").count() == 0  # page text is shown as text, never as markup
+        assert text in card, text
+    assert page.locator("[data-role=rule]").text_content() == RULE_TEXT
+    assert progress(page) == "0 / 3 items complete"
+    assert page.locator(".jc-tab").count() == 2
+    assert [badge(page, c) for c in ("C1", "C2")] == ["open", "open"]
+    # Page text is shown as text, never as markup.
+    assert page.locator(".jc-text *").count() == 0
+    assert page.locator(".jc-text[data-page='J001-C1-C']").text_content() == PAGE_C
 
     # C1: yes with a valid quote (different case, straight quotes, ligature unfolded).
     answer(page, "C1", "yes")
     assert messages(page, "C1") == ["A 'yes' needs at least one selected page."]
     select_page(page, "J001-C1-A")
     assert messages(page, "C1") == ["Page J001-C1-A: add a verbatim quote from this page."]
-    page.locator("textarea.quote[data-page='J001-C1-A']").fill("trial")
+    type_quote(page, "J001-C1-A", "trial")
     assert messages(page, "C1") == [
         "Page J001-C1-A: the quote is too short (at least 3 words and 12 characters)."
     ]
-    page.locator("textarea.quote[data-page='J001-C1-A']").fill("ENROLLED 412 ADULT PATIENTS")
+    type_quote(page, "J001-C1-A", "ENROLLED 412 ADULT PATIENTS")
     assert messages(page, "C1") == []
-    mark = cond(page, "C1").locator("article[data-page='J001-C1-A'] mark")
+    mark = page.locator(".jc-page[data-page='J001-C1-A'] .jc-text mark")
     assert mark.inner_text() == "enrolled 412 adult patients"
+    assert page.locator(".jc-page[data-page='J001-C1-A'] .jc-found").inner_text() == (
+        "Quote matched on page A (highlighted)."
+    )
+    assert badge(page, "C1") == "passes (yes)"
 
     # C2: yes with a quote that is not on the page.
     answer(page, "C2", "yes")
@@ -415,33 +506,37 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     assert messages(page, "C2") == [
         "Page J001-C2-A: the quote is not on this page (check it verbatim)."
     ]
-    assert "incomplete" in page.locator("#item-status").inner_text()
-    assert page.locator("#progress-text").inner_text() == "0 / 3 complete"
+    assert badge(page, "C2") == "needs attention"
+    assert progress(page) == "0 / 3 items complete"
+    assert status(page).startswith("Saved in this browser at ")
 
     # Next by keyboard (Alt+N), then J002: a 'no' with a page selected is refused.
-    page.locator("body").click(position={"x": 5, "y": 5})
+    page.locator("#top").click()
     page.keyboard.press("Alt+n")
     assert item_id(page) == "J002"
     answer(page, "C1", "no")
     select_page(page, "J002-C1-A")
     assert messages(page, "C1") == ["A 'no' carries no selected page: clear the page selection."]
-    cond(page, "C1").locator("button.clear-cond").click()
-    assert messages(page, "C1") == []
-    # Y answers the condition clicked last (C2) from the keyboard.
-    cond(page, "C2").locator("h3").click()
+    page.locator(".jc-clear").click()
+    assert messages(page, "C1") == [] and badge(page, "C1") == "open"
+    assert answered(page, "C1") is None  # Clear empties the whole condition
+    page.keyboard.press("n")  # N answers the current condition (C1)
+    assert answered(page, "C1") == "no" and badge(page, "C1") == "passes (no)"
+    # Y answers the condition whose tab was clicked last (C2).
+    page.locator(".jc-tab[data-cond='C2']").click()
     page.keyboard.press("y")
-    assert page.locator("input[name='answer-C2'][value='yes']").is_checked()
+    assert answered(page, "C2") == "yes"
     select_page(page, "J002-C2-A", "funded by a public grant")
     assert messages(page, "C2") == []
-    assert "Item complete" in page.locator("#item-status").inner_text()
-    assert page.locator("#progress-text").inner_text() == "1 / 3 complete"
-    page.locator("#unclear").check()
-    page.locator("#comment").fill("Does 'funding source' include in-kind support?")
+    assert progress(page) == "1 / 3 items complete"
+    page.locator(".jc-unclear").check()
+    page.locator(".jc-comment").fill("Does 'funding source' include in-kind support?")
+    page.locator(".jc-comment").press("Escape")  # leaving the box keeps the comment
 
-    # Previous is live on an incomplete item; Alt+P goes back, clamped at the start.
-    page.locator("#btn-prev").click()
+    # Previous is live on an incomplete item, clamped at the start.
+    page.locator(".jc-prev").click()
     assert item_id(page) == "J001"
-    page.locator("#btn-prev").click()
+    page.locator(".jc-prev").click()
     assert item_id(page) == "J001"
 
     # Reload: every draft is back; the app resumes at the first incomplete item (J001).
@@ -449,17 +544,16 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     page.wait_for_selector("html[data-ready='1']")
     assert "Resumed 2 item draft(s)" in page.locator("#notice").inner_text()
     assert item_id(page) == "J001"
-    assert page.locator("textarea.quote[data-page='J001-C1-A']").input_value() == (
-        "ENROLLED 412 ADULT PATIENTS"
-    )
-    assert page.locator("input[name='answer-C2'][value='yes']").is_checked()
+    assert quote_box(page, "J001-C1-A").input_value() == "ENROLLED 412 ADULT PATIENTS"
+    assert answered(page, "C2") == "yes"
     assert messages(page, "C2") == [
         "Page J001-C2-A: the quote is not on this page (check it verbatim)."
     ]
-    assert page.locator("#progress-text").inner_text() == "1 / 3 complete"
-    page.locator("#btn-next").click()
-    assert page.locator("#unclear").is_checked()
-    assert "in-kind" in page.locator("#comment").input_value()
+    assert progress(page) == "1 / 3 items complete"
+    assert page.locator(".jc-goto option").all_inner_texts() == ["… J001", "✓ J002", "· J003"]
+    page.locator(".jc-next").click()
+    assert page.locator(".jc-unclear").is_checked()
+    assert "in-kind" in page.locator(".jc-comment").input_value()
 
     # Export: the file is the docs/formats.md response export; every verdict matches the gates.
     first = download_export(page, tmp_path / "first.json")
@@ -479,34 +573,33 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     ]
     assert first["items"]["J002"]["unclear"] is True
 
-    # Typing a quote selects its page; unchecking it keeps the text but leaves it unjudged.
-    page.locator("#item-select").select_option("2")
-    page.locator("textarea.quote[data-page='J003-C1-B']").fill("nothing like this on the page")
-    assert page.locator("input.select-page[data-page='J003-C1-B']").is_checked()
+    # Typing a quote selects its page; unticking the page drops its quote.
+    page.locator(".jc-goto").select_option("2")
+    type_quote(page, "J003-C1-B", "nothing like this on the page")
+    assert sel(page, "J003-C1-B").is_checked()
     answer(page, "C1", "yes")
     assert messages(page, "C1") == [
         "Page J003-C1-B: the quote is not on this page (check it verbatim)."
     ]
-    page.locator("input.select-page[data-page='J003-C1-B']").uncheck()
+    sel(page, "J003-C1-B").uncheck()
     assert messages(page, "C1") == ["A 'yes' needs at least one selected page."]
-    assert page.locator("textarea.quote[data-page='J003-C1-B']").input_value() != ""
+    assert quote_box(page, "J003-C1-B").input_value() == ""
+    assert stored(page, built["sha"])["items"]["J003"]["conditions"]["C1"]["quotes"] == {}
 
     # Fix the bad quote, answer J003, export again: everything complete.
-    page.locator("#item-select").select_option("0")
-    page.locator("textarea.quote[data-page='J001-C2-A']").fill(
-        "the \u201cPRIMARY OUTCOME\u201d table"
-    )
+    page.locator(".jc-goto").select_option("0")
+    type_quote(page, "J001-C2-A", "the \u201cPRIMARY OUTCOME\u201d table")
     assert messages(page, "C2") == []
     page.keyboard.press("Alt+s")
-    assert "Saved" in page.locator("#save-status").inner_text()
-    page.locator("#item-select").select_option("2")
+    assert status(page).startswith("Saved in this browser at ")
+    page.locator(".jc-goto").select_option("2")
     assert item_id(page) == "J003"
     select_page(page, "J003-C1-A", "approved by the ethics board")
     # A quote across a hyphenated line break in page B of J001-C1 is also accepted.
-    page.locator("#item-select").select_option("0")
+    page.locator(".jc-goto").select_option("0")
     select_page(page, "J001-C1-B", "see the appendix for evidence")
     assert messages(page, "C1") == []
-    assert page.locator("#progress-text").inner_text() == "3 / 3 complete"
+    assert progress(page) == "3 / 3 items complete"
     final = download_export(page, tmp_path / "final.json")
     assert all(item["complete"] for item in final["items"].values())
     assert sorted(final["items"]) == ["J001", "J002", "J003"]
@@ -531,12 +624,16 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     # Another machine (fresh browser storage): import the export and find every answer.
     other = Offline(browser, tmp_path)
     page2 = other.open(built["path"])
-    assert page2.locator("#progress-text").inner_text() == "0 / 3 complete"
+    assert progress(page2) == "0 / 3 items complete"
     page2.locator("#import-file").set_input_files(str(tmp_path / "final.json"))
     expect(page2.locator("#import-status")).to_contain_text("Imported 3 item(s)")
-    assert page2.locator("#progress-text").inner_text() == "3 / 3 complete"
+    assert progress(page2) == "3 / 3 items complete"
     again = download_export(page2, tmp_path / "again.json")
     assert again["items"] == final["items"]
+    for iid in ("J001", "J002", "J003"):
+        page2.locator(".jc-goto").select_option(str(int(iid[1:]) - 1))
+        body = final["items"][iid]
+        assert screen_state(page2) == {k: body[k] for k in ("conditions", "unclear", "comment")}
     other.assert_offline()
     other.close()
 
@@ -606,7 +703,7 @@ def test_import_refuses_files_of_other_annotators_or_packets(
         path.write_text(json.dumps({**base, **change}), encoding="utf-8")
         page.locator("#import-file").set_input_files(str(path))
         expect(page.locator("#import-status")).to_contain_text(message)
-    assert page.locator("input[name='answer-C1'][value='no']").is_checked() is False
+    assert answered(page, "C1") is None and stored(page, built["sha"]) == {}
     net.assert_offline()
     net.close()
 

@@ -1,17 +1,24 @@
 /*
- * The offline annotator packet (one self-contained HTML file).
+ * The offline annotator packet (one self-contained HTML file): a thin host of
+ * the judging card.
  *
- * Same screen and gates as the app (audit_app/annotator): the information
- * need, the necessary-evidence rule, every condition's rubric and all its
- * candidate pages; yes/no per condition, checked by gates.js (the twin of
- * policies/gates.py). Every change is saved to localStorage at once; reopening
- * restores the drafts; an export in the docs/formats.md response format can be
- * imported again here or with `evaudit responses import`.
+ * The card (audit_app/static/card.js, the same file the Streamlit app mounts)
+ * draws the item and handles every click and key; it reports each user action
+ * and this host applies it with JudgeCard.reduce, stores the drafts in
+ * localStorage at once and shows the result. What only this host does:
+ * drafts in localStorage, restore on open (resuming at the first incomplete
+ * item), the responses export in the docs/formats.md format (the body of each
+ * item as audit_app.session.record() writes it) and its import, and "save now"
+ * (Alt+S / Ctrl+S).
+ *
+ * Untrusted text (packet text, imported files) only ever enters the DOM
+ * through textContent, here as in the card.
  */
 (function () {
   "use strict";
   const TN = window.TextNorm;
   const G = window.Gates;
+  const JC = window.JudgeCard;
   const DATA = JSON.parse(document.getElementById("evaudit-data").textContent);
   const PACKET = DATA.packet;
   const SHA = DATA.packet_sha256;
@@ -23,16 +30,10 @@
   };
   const STORAGE_KEY = `evaudit-offline:${PACKET.packet_id}:${SHA}:${ANNOTATOR}`;
   const DRAFT_FORMAT = "evaudit-offline-draft";
-  const SHORTCUTS = [
-    ["Y", "answer yes (condition last touched, else the first unanswered)"],
-    ["N", "answer no"],
-    ["Alt+N", "next item"],
-    ["Alt+P", "previous item"],
-    ["Alt+S", "save now (Ctrl+S too)"],
-    ["Esc", "leave a text box so Y / N work again"],
-  ];
+  const has = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
 
   const itemIndex = new Map(ITEMS.map((it, i) => [it.item_id, i]));
+  const cardItems = ITEMS.map((it) => JC.cardItem(it));
   const pools = {}; // item_id -> {condition_key: {page_key: text}}
   for (const it of ITEMS) {
     pools[it.item_id] = {};
@@ -41,7 +42,7 @@
       for (const p of c.pages) pools[it.item_id][c.condition_key][p.page_key] = p.text;
     }
   }
-  const normCache = new Map(); // page_key -> TextNorm.normalizeWithMap(text), pages never change
+  const normCache = new Map(); // page_key -> TextNorm.normalizeWithMap(text); pages never change
   function norms(itemId) {
     const out = {};
     for (const pool of Object.values(pools[itemId])) {
@@ -56,50 +57,46 @@
   // ---- state -------------------------------------------------------------
   let drafts = {}; // item_id -> {conditions: {ckey: {answer, pages, quotes}}, unclear, comment}
   let current = 0;
-  let activeCond = null; // condition key last touched in the current item
   let storageOk = true;
+  let status = { kind: "idle", text: "Every change is saved in this browser at once." };
+  let card = null;
 
   const $ = (id) => document.getElementById(id);
-  const blankCondition = () => ({ answer: null, pages: [], quotes: {} });
 
-  function cleanCondition(obj) {
-    const c = G.fromJson(obj);
-    const quotes = {};
-    for (const [k, v] of Object.entries(c.quotes)) {
-      if (typeof v === "string" && v !== "") quotes[String(k)] = v;
-    }
-    return { answer: c.answer, pages: c.pages.map(String), quotes };
-  }
-
+  /**
+   * A draft or imported item as the card's state (JudgeCard.normalState). Quotes of pages that
+   * are not selected are dropped: they were never part of the answer (not judged, not exported),
+   * and in the card unticking a page drops its quote.
+   */
   function cleanItem(itemId, obj) {
-    const out = { conditions: {}, unclear: Boolean(obj && obj.unclear), comment: "" };
-    if (obj && typeof obj.comment === "string") out.comment = obj.comment;
-    const conds = (obj && obj.conditions) || {};
-    for (const ckey of Object.keys(pools[itemId])) {
-      out.conditions[ckey] = ckey in conds ? cleanCondition(conds[ckey]) : blankCondition();
+    const out = JC.normalState(cardItems[itemIndex.get(itemId)], obj);
+    for (const c of Object.values(out.conditions)) {
+      for (const key of Object.keys(c.quotes)) {
+        if (!c.pages.includes(key) || c.quotes[key] === "") delete c.quotes[key];
+      }
     }
     return out;
   }
 
-  function draft(itemId, create) {
-    if (!drafts[itemId] && create) drafts[itemId] = cleanItem(itemId, null);
-    return drafts[itemId] || null;
+  /** ConditionAnswer.to_json: quotes only for selected pages. */
+  function conditionJson(c) {
+    const quotes = {};
+    for (const k of c.pages) if (has(c.quotes, k)) quotes[k] = c.quotes[k];
+    return { answer: c.answer, pages: c.pages.slice(), quotes };
   }
 
-  /**
-   * Gate messages per condition. As in the app, only the selected pages' quotes are part of
-   * the answer; text left in an unselected page's box is kept on screen but not judged.
-   */
-  function problems(itemId) {
+  function answers(itemId) {
     const d = drafts[itemId];
-    const answers = {};
-    for (const [ckey, c] of Object.entries(d ? d.conditions : {})) answers[ckey] = conditionJson(c);
-    return G.checkItem(answers, pools[itemId], RULE, norms(itemId));
+    const out = {};
+    for (const ckey of Object.keys(pools[itemId])) {
+      out[ckey] = conditionJson((d && d.conditions[ckey]) || { answer: null, pages: [], quotes: {} });
+    }
+    return out;
   }
 
   function isComplete(itemId) {
     if (!drafts[itemId]) return false;
-    return Object.values(problems(itemId)).every((m) => m.length === 0);
+    return G.itemComplete(answers(itemId), pools[itemId], RULE, norms(itemId));
   }
 
   function completeCount() {
@@ -111,29 +108,24 @@
     return i < 0 ? 0 : i;
   }
 
-  /** ConditionAnswer.to_json: quotes only for selected pages. */
-  function conditionJson(c) {
-    const quotes = {};
-    for (const k of c.pages) if (Object.prototype.hasOwnProperty.call(c.quotes, k)) quotes[k] = c.quotes[k];
-    return { answer: c.answer, pages: c.pages.slice(), quotes };
-  }
-
   /** The export body of one item, as audit_app.session.record() writes it. */
   function itemJson(itemId) {
     const d = drafts[itemId];
-    const conditions = {};
-    for (const ckey of Object.keys(pools[itemId])) {
-      conditions[ckey] = conditionJson(d.conditions[ckey] || blankCondition());
-    }
-    return { conditions, unclear: d.unclear, comment: d.comment, complete: isComplete(itemId) };
+    return { conditions: answers(itemId), unclear: d.unclear, comment: d.comment, complete: isComplete(itemId) };
   }
 
   function isoNow() {
     return new Date().toISOString().replace("Z", "+00:00");
   }
 
+  function clock() {
+    const d = new Date();
+    return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+  }
+
   // ---- autosave ----------------------------------------------------------
-  function save(flash) {
+  /** Store every draft; the status says whether the browser took it. */
+  function save() {
     const doc = {
       format: DRAFT_FORMAT,
       version: 1,
@@ -144,17 +136,14 @@
       current,
       items: drafts,
     };
-    const status = $("save-status");
     try {
       window.localStorage.setItem(STORAGE_KEY, JSON.stringify(doc));
       storageOk = true;
-      status.textContent = `Saved in this browser at ${new Date().toLocaleTimeString()}`;
-      status.className = flash ? "flash" : "";
-      if (flash) setTimeout(() => (status.className = ""), 1200);
+      status = { kind: "saved", text: `Saved in this browser at ${clock()}` };
     } catch (err) {
       storageOk = false;
-      status.textContent = "Autosave failed: this browser refuses local storage. Download your responses often.";
-      status.className = "error";
+      status = { kind: "error",
+        text: "NOT saved: this browser refuses local storage. Download your responses often." };
     }
   }
 
@@ -180,287 +169,60 @@
     return Object.keys(drafts).length;
   }
 
-  // ---- rendering ---------------------------------------------------------
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "class") node.className = v;
-      else if (k === "text") node.textContent = v;
-      else node.setAttribute(k, v === true ? "" : v);
-    }
-    for (const ch of children) if (ch !== null && ch !== undefined) node.append(ch);
-    return node;
-  }
-
-  function listOrNone(values) {
-    const vals = (values || []).filter((v) => String(v).trim() !== "");
-    if (!vals.length) return el("dd", { text: "—" });
-    return el("dd", {}, el("ul", {}, ...vals.map((v) => el("li", { text: v }))));
-  }
-
-  function pageLetter(key) {
-    const parts = key.split("-");
-    return parts[parts.length - 1];
-  }
-
-  function renderCondition(itemId, cond) {
-    const ckey = cond.condition_key;
-    const d = draft(itemId, false);
-    const st = (d && d.conditions[ckey]) || blankCondition();
-    const section = el("section", { class: "condition", "data-cond": ckey, id: `cond-${ckey}` });
-    section.append(
-      el("header", {},
-        el("h3", { text: `${ckey} · ${cond.name || "Condition"}` }),
-        el("span", { class: "badge", "data-role": "badge" }))
-    );
-    const rubric = el("dl", { class: "rubric" },
-      el("dt", { text: "Requirement" }), el("dd", { text: cond.requirement || "—" }),
-      el("dt", { text: "Counts" }), listOrNone(cond.counts),
-      el("dt", { text: "Does not count" }), listOrNone(cond.does_not_count));
-    if (cond.note && String(cond.note).trim()) {
-      rubric.append(el("dt", { text: "Note" }), el("dd", { text: cond.note }));
-    }
-    section.append(rubric);
-    const answer = el("div", { class: "answer", role: "radiogroup", "aria-label": `Answer for ${ckey}` });
-    for (const value of G.ANSWERS) {
-      const input = el("input", {
-        type: "radio", name: `answer-${ckey}`, value, "data-cond": ckey,
-        id: `answer-${ckey}-${value}`, checked: st.answer === value,
-      });
-      answer.append(el("label", { for: `answer-${ckey}-${value}` }, input, ` ${value}`));
-    }
-    answer.append(el("button", { type: "button", class: "clear-cond", "data-cond": ckey,
-      text: "Clear pages and quotes" }));
-    section.append(answer, el("ul", { class: "messages", "data-role": "messages" }));
-    const pagesBox = el("div", { class: "pages" });
-    for (const page of cond.pages) {
-      const key = page.page_key;
-      const selected = st.pages.includes(key);
-      const box = el("article", { class: "page", "data-page": key });
-      const check = el("input", { type: "checkbox", class: "select-page", "data-cond": ckey,
-        "data-page": key, id: `sel-${key}`, checked: selected });
-      box.append(
-        el("header", {},
-          el("strong", { text: `Page ${pageLetter(key)}` }),
-          el("span", { class: "page-key", text: key }),
-          el("label", { for: `sel-${key}` }, check, " use this page as evidence")),
-        el("div", { class: "page-text", "data-role": "text", "data-page": key, tabindex: "0" }),
-        el("label", { class: "quote-label", for: `quote-${key}`, text: "Verbatim quote from this page" }),
-        el("textarea", { class: "quote", id: `quote-${key}`, "data-cond": ckey, "data-page": key,
-          rows: "2", spellcheck: "false" }),
-        el("p", { class: "quote-found", "data-role": "found", "data-page": key })
-      );
-      box.querySelector("textarea").value = st.quotes[key] || "";
-      pagesBox.append(box);
-    }
-    section.append(pagesBox);
-    return section;
-  }
-
-  function renderItem() {
+  // ---- the card ----------------------------------------------------------
+  function show() {
     const item = ITEMS[current];
-    const main = $("item");
-    main.replaceChildren();
-    if (!item) {
-      main.append(el("section", { text: "This packet has no items." }));
-      refresh();
-      return;
-    }
-    const d = draft(item.item_id, false);
-    main.append(
-      el("section", { class: "need" }, el("h2", { text: `Information need (item ${item.item_id})` }),
-        el("p", { id: "information-need", text: item.information_need })),
-      el("section", { class: "rule" }, el("h2", { text: "Necessary-evidence rule" }),
-        el("p", { id: "rule", text: PACKET.rule || "" }),
-        el("p", { class: "quote-rule", text:
-          `A yes needs at least one selected page and, per selected page, a verbatim quote of at ` +
-          `least ${RULE.min_words} words and ${RULE.min_chars} characters found on that page. ` +
-          `A no carries no page and no quote.` }))
-    );
-    for (const cond of item.conditions) main.append(renderCondition(item.item_id, cond));
-    const unclear = el("input", { type: "checkbox", id: "unclear", checked: Boolean(d && d.unclear) });
-    const comment = el("textarea", { id: "comment", rows: "2" });
-    comment.value = (d && d.comment) || "";
-    main.append(
-      el("section", { class: "unclear" },
-        el("label", { for: "unclear" }, unclear, " The information need is unclear"),
-        el("label", { class: "quote-label", for: "comment", text: "Comment (optional)" }), comment),
-      el("section", {}, el("p", { id: "item-status", class: "item-status" }))
-    );
-    if (!activeCond || !pools[item.item_id][activeCond]) activeCond = null;
-    refresh();
-  }
-
-  function renderPageText(node, text, quote) {
-    const norm = normCache.get(node.dataset.page);
-    const span = quote && G.pyStrip(quote) ? TN.findQuote(quote, text, norm) : null;
-    const key = span ? `${span[0]}:${span[1]}` : "";
-    if (node.dataset.span === key && node.childNodes.length) return Boolean(span);
-    node.dataset.span = key;
-    if (!span) {
-      node.textContent = text;
-      return false;
-    }
-    const a = TN.utf16Offset(text, span[0]);
-    const b = TN.utf16Offset(text, span[1]);
-    node.replaceChildren(text.slice(0, a), el("mark", { text: text.slice(a, b) }), text.slice(b));
-    return true;
-  }
-
-  /** Update everything that depends on the answers, without rebuilding the inputs. */
-  function refresh() {
-    const total = ITEMS.length;
-    const done = completeCount();
-    $("progress").max = Math.max(total, 1);
-    $("progress").value = done;
-    $("progress-text").textContent = `${done} / ${total} complete`;
-    $("position").textContent = total ? `${current + 1} of ${total}` : "";
-    const select = $("item-select");
-    if (select.options.length !== total) {
-      select.replaceChildren(...ITEMS.map((it, i) => el("option", { value: String(i) })));
-    }
-    ITEMS.forEach((it, i) => {
-      const mark = isComplete(it.item_id) ? "✓" : drafts[it.item_id] ? "…" : "";
-      select.options[i].textContent = `${it.item_id} ${mark}`.trim();
+    card.show({
+      item: cardItems[current],
+      state: drafts[item.item_id] || null,
+      rule: PACKET.rule || "",
+      quoteRule: RULE,
+      index: current,
+      total: ITEMS.length,
+      items: ITEMS.map((it) => ({ id: it.item_id, done: isComplete(it.item_id), started: has(drafts, it.item_id) })),
+      status,
+      images: false,
+      image: null,
+      heading: null,
     });
-    select.value = String(current);
-    const item = ITEMS[current];
-    if (!item) return;
-    const probs = problems(item.item_id);
-    const d = draft(item.item_id, false);
-    let failing = 0;
-    for (const section of document.querySelectorAll("#item .condition")) {
-      const ckey = section.dataset.cond;
-      const msgs = probs[ckey] || [];
-      if (msgs.length) failing += 1;
-      section.classList.toggle("active", ckey === activeCond);
-      const badge = section.querySelector("[data-role=badge]");
-      badge.textContent = msgs.length ? "needs attention" : "passes";
-      badge.className = `badge ${msgs.length ? "fail" : "pass"}`;
-      section.querySelector("[data-role=messages]")
-        .replaceChildren(...msgs.map((m) => el("li", { text: m })));
-      const st = (d && d.conditions[ckey]) || blankCondition();
-      for (const box of section.querySelectorAll(".page")) {
-        const key = box.dataset.page;
-        box.classList.toggle("selected", st.pages.includes(key));
-        const found = renderPageText(box.querySelector("[data-role=text]"),
-          pools[item.item_id][ckey][key], st.quotes[key] || "");
-        box.querySelector("[data-role=found]").textContent = found ? "Quote found on this page (highlighted)." : "";
-      }
-    }
-    const status = $("item-status");
-    const complete = failing === 0 && Boolean(d);
-    status.textContent = complete
-      ? "Item complete: every condition passes."
-      : `Item incomplete: ${failing || item.conditions.length} of ${item.conditions.length} conditions need attention.`;
-    status.className = `item-status ${complete ? "complete" : "incomplete"}`;
   }
 
-  // ---- changes -----------------------------------------------------------
-  function commit() {
-    save(false);
-    refresh();
-  }
-
-  function setAnswer(ckey, value) {
-    const d = draft(ITEMS[current].item_id, true);
-    d.conditions[ckey].answer = value;
-    activeCond = ckey;
-    for (const input of document.querySelectorAll(`input[name="answer-${ckey}"]`)) {
-      input.checked = input.value === value;
-    }
-    commit();
-  }
-
-  function togglePage(ckey, key, on) {
-    const itemId = ITEMS[current].item_id;
-    const c = draft(itemId, true).conditions[ckey];
-    const poolKeys = Object.keys(pools[itemId][ckey]);
-    const selected = new Set(c.pages);
-    if (on) selected.add(key);
-    else selected.delete(key);
-    // Display order for pool pages; anything else an import brought keeps its place at the end.
-    c.pages = poolKeys.filter((k) => selected.has(k)).concat(c.pages.filter((k) => !poolKeys.includes(k)));
-    activeCond = ckey;
-    commit();
-  }
-
-  function setQuote(ckey, key, text) {
-    const c = draft(ITEMS[current].item_id, true).conditions[ckey];
-    if (text === "") delete c.quotes[key];
-    else c.quotes[key] = text;
-    if (G.pyStrip(text) !== "" && !c.pages.includes(key)) {
-      // Typing a quote selects its page, as in the app (unchecking it later is still possible).
-      const box = document.querySelector(`input.select-page[data-page="${key}"]`);
-      if (box) box.checked = true;
-      togglePage(ckey, key, true);
+  function onAction(action) {
+    const itemId = has(action, "item") && itemIndex.has(action.item) ? action.item : ITEMS[current].item_id;
+    const item = cardItems[itemIndex.get(itemId)];
+    try {
+      drafts[itemId] = JC.reduce(item, drafts[itemId] || null, action);
+    } catch (err) {
+      status = { kind: "error", text: `Not applied: ${err.message}` };
+      show();
       return;
     }
-    activeCond = ckey;
-    commit();
+    save();
+    show();
   }
 
-  function clearCondition(ckey) {
-    const c = draft(ITEMS[current].item_id, true).conditions[ckey];
-    c.pages = [];
-    c.quotes = {};
-    activeCond = ckey;
-    save(false);
-    renderItem();
-  }
-
+  /** Navigation moves to the item and writes nothing. */
   function go(index) {
-    // Always live, clamped to the packet (as audit_app.session.step).
     current = Math.max(0, Math.min(ITEMS.length - 1, index));
-    activeCond = null;
-    save(false);
-    renderItem();
+    show();
     window.scrollTo(0, 0);
   }
 
-  function keyTarget() {
-    const item = ITEMS[current];
-    if (!item) return null;
-    if (activeCond && pools[item.item_id][activeCond]) return activeCond;
-    const d = draft(item.item_id, false);
-    for (const c of item.conditions) {
-      const st = d && d.conditions[c.condition_key];
-      if (!st || st.answer === null) return c.condition_key;
-    }
-    return null;
-  }
-
-  function typing(t) {
-    if (!t || !t.tagName) return false;
-    const tag = t.tagName.toLowerCase();
-    if (tag === "textarea" || t.isContentEditable || tag === "select") return true;
-    return tag === "input" && !["radio", "checkbox", "button"].includes(t.type);
+  /** "Save now": a quote or comment being typed becomes an action first, then everything is stored. */
+  function saveNow() {
+    card.commitOpenQuote();
+    save();
+    show();
   }
 
   function onKey(e) {
     const code = e.code || "";
-    if (e.altKey && !e.ctrlKey && !e.metaKey) {
-      if (code === "KeyN") { e.preventDefault(); go(current + 1); return; }
-      if (code === "KeyP") { e.preventDefault(); go(current - 1); return; }
-      if (code === "KeyS") { e.preventDefault(); save(true); return; }
-    }
-    if ((e.ctrlKey || e.metaKey) && !e.altKey && code === "KeyS") {
+    const alt = e.altKey && !e.ctrlKey && !e.metaKey;
+    const ctrl = (e.ctrlKey || e.metaKey) && !e.altKey;
+    if (code === "KeyS" && (alt || ctrl)) {
       e.preventDefault();
-      save(true);
-      return;
+      saveNow();
     }
-    if (e.key === "Escape" && typing(e.target)) {
-      e.target.blur();
-      return;
-    }
-    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
-    const k = (e.key || "").toLowerCase();
-    if (k !== "y" && k !== "n") return;
-    const ckey = keyTarget();
-    if (!ckey) return;
-    e.preventDefault();
-    setAnswer(ckey, k === "y" ? "yes" : "no");
   }
 
   // ---- export / import ---------------------------------------------------
@@ -482,10 +244,11 @@
   function importBlockers(doc) {
     const out = [];
     for (const [itemId, body] of Object.entries(doc.items)) {
+      const norm = norms(itemId);
       for (const [ckey, c] of Object.entries(body.conditions)) {
         for (const [key, quote] of Object.entries(c.quotes)) {
           const text = pools[itemId][ckey][key];
-          if (text !== undefined && G.pyStrip(quote) && !TN.quoteInPage(quote, text, normCache.get(key))) {
+          if (text !== undefined && G.pyStrip(quote) && !TN.quoteInPage(quote, text, norm[key])) {
             out.push(`${itemId} ${ckey}: the quote for ${key} is not on that page`);
           }
         }
@@ -494,12 +257,19 @@
     return out;
   }
 
+  function setStatus(node, text, ok) {
+    node.textContent = text;
+    node.className = ok ? "status-ok" : "status-error";
+  }
+
   function exportResponses() {
     const doc = buildExport();
     const text = JSON.stringify(doc, null, 2) + "\n";
     const blob = new Blob([text], { type: "application/json" });
     const url = URL.createObjectURL(blob);
-    const a = el("a", { href: url, download: `${PACKET.packet_id}-${ANNOTATOR}-responses.json` });
+    const a = document.createElement("a");
+    a.setAttribute("href", url); // a blob: URL of the file just made, never a network address
+    a.setAttribute("download", `${PACKET.packet_id}-${ANNOTATOR}-responses.json`);
     document.body.append(a);
     a.click();
     a.remove();
@@ -514,17 +284,11 @@
     } else if (done < ITEMS.length) {
       lines.push("Some items are not complete yet; you can import this file later to continue.");
     }
-    const status = $("export-status");
-    status.textContent = lines.join("\n");
-    status.className = blockers.length ? "status-error" : "status-ok";
+    setStatus($("export-status"), lines.join("\n"), blockers.length === 0);
   }
 
   function importResponses(text) {
-    const status = $("import-status");
-    const fail = (msg) => {
-      status.textContent = msg;
-      status.className = "status-error";
-    };
+    const fail = (msg) => setStatus($("import-status"), msg, false);
     let doc;
     try {
       doc = JSON.parse(text);
@@ -559,60 +323,18 @@
       drafts[itemId] = cleanItem(itemId, body);
       count += 1;
     }
-    save(false);
+    save();
     current = firstIncomplete();
-    activeCond = null;
-    renderItem();
-    status.textContent = `Imported ${count} item(s); ${completeCount()} of ${ITEMS.length} complete.` +
-      (skipped.length ? `\nSkipped: ${skipped.join("; ")}` : "");
-    status.className = skipped.length ? "status-error" : "status-ok";
+    show();
+    setStatus($("import-status"), `Imported ${count} item(s); ${completeCount()} of ${ITEMS.length} complete.` +
+      (skipped.length ? `\nSkipped: ${skipped.join("; ")}` : ""), skipped.length === 0);
+    return undefined;
   }
 
   // ---- wiring ------------------------------------------------------------
   function wire() {
-    const main = $("item");
-    main.addEventListener("change", (e) => {
-      const t = e.target;
-      if (t.type === "radio" && t.dataset.cond) setAnswer(t.dataset.cond, t.value);
-      else if (t.classList.contains("select-page")) togglePage(t.dataset.cond, t.dataset.page, t.checked);
-      else if (t.id === "unclear") {
-        draft(ITEMS[current].item_id, true).unclear = t.checked;
-        commit();
-      }
-    });
-    main.addEventListener("input", (e) => {
-      const t = e.target;
-      if (t.classList.contains("quote")) setQuote(t.dataset.cond, t.dataset.page, t.value);
-      else if (t.id === "comment") {
-        draft(ITEMS[current].item_id, true).comment = t.value;
-        commit();
-      }
-    });
-    main.addEventListener("click", (e) => {
-      const t = e.target;
-      if (t.classList && t.classList.contains("clear-cond")) clearCondition(t.dataset.cond);
-      else markActive(t);
-    });
-    main.addEventListener("focusin", (e) => markActive(e.target));
-  }
-
-  /** The condition clicked or focused last is the one Y / N answer. */
-  function markActive(target) {
-    const section = target && target.closest ? target.closest(".condition") : null;
-    if (!section || section.dataset.cond === activeCond) return;
-    activeCond = section.dataset.cond;
-    for (const s of document.querySelectorAll("#item .condition")) {
-      s.classList.toggle("active", s.dataset.cond === activeCond);
-    }
-  }
-
-  function wireControls() {
-    $("btn-prev").addEventListener("click", () => go(current - 1));
-    $("btn-next").addEventListener("click", () => go(current + 1));
-    $("btn-first-incomplete").addEventListener("click", () => go(firstIncomplete()));
-    $("btn-save").addEventListener("click", () => save(true));
-    $("item-select").addEventListener("change", (e) => go(Number(e.target.value)));
     $("btn-export").addEventListener("click", exportResponses);
+    $("btn-first-incomplete").addEventListener("click", () => go(firstIncomplete()));
     $("import-file").addEventListener("change", (e) => {
       const file = e.target.files && e.target.files[0];
       if (!file) return;
@@ -623,18 +345,29 @@
       };
       reader.readAsText(file);
     });
-    document.addEventListener("keydown", onKey, true);
-    $("shortcuts").replaceChildren(
-      ...SHORTCUTS.flatMap(([k, what]) => [el("dt", {}, el("kbd", { text: k })), el("dd", { text: what })])
-    );
+    document.addEventListener("keydown", onKey);
+    // A quote or comment still being typed when the page is closed or hidden is kept.
+    window.addEventListener("pagehide", () => card.commitOpenQuote());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "hidden") card.commitOpenQuote();
+    });
   }
 
   function start() {
+    const main = $("item");
+    if (!ITEMS.length) {
+      main.textContent = "This packet has no items.";
+      document.documentElement.dataset.ready = "1";
+      return;
+    }
+    card = new JC.Card(main, { onAction, onNavigate: go });
     wire();
-    wireControls();
     const restored = restore();
     current = firstIncomplete();
-    renderItem();
+    if (!storageOk) {
+      status = { kind: "error", text: "NOT saved: this browser refuses local storage. Download your responses often." };
+    }
+    show();
     const notice = $("notice");
     if (!storageOk) {
       notice.hidden = false;

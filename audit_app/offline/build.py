@@ -1,11 +1,13 @@
 """Build the offline annotator packet: one self-contained HTML file.
 
-The file inlines the page template, its CSS, the quote normalizer
-(`audit_app/static/textnorm.js`), the gates (`gates.js`, twin of
-`policies/gates.py`) and the app (`app.js`), plus the blinded packet as JSON.
-A Content-Security-Policy allows exactly those inline scripts and the style
-(by SHA-256) and nothing else: no network connection, font, image, frame or
-form target, so the page cannot make a request even by accident.
+The file inlines the page template, the quote normalizer
+(`audit_app/static/textnorm.js`), the gates (`audit_app/static/gates.js`, twin
+of `policies/gates.py`), the judging card (`audit_app/static/card.js` and
+`card.css`, the same files the Streamlit app mounts), the offline host
+(`app.js`, `style.css`), plus the blinded packet as JSON. A
+Content-Security-Policy allows exactly those inline scripts and the one style
+block (by SHA-256) and nothing else: no network connection, font, image, frame
+or form target, so the page cannot make a request even by accident.
 
 Only the fields of the packet format (docs/formats.md) are copied into the
 file: whatever else a caller's dict holds never reaches the annotator.
@@ -24,8 +26,11 @@ from typing import Any
 from evaudit.errors import InputError
 
 HERE = Path(__file__).resolve().parent
-TEXTNORM_JS = HERE.parent / "static" / "textnorm.js"
-SCRIPTS = (TEXTNORM_JS, HERE / "gates.js", HERE / "app.js")
+STATIC = HERE.parent / "static"
+# Inlined in this order: each defines a global the next one uses.
+SCRIPTS = (STATIC / "textnorm.js", STATIC / "gates.js", STATIC / "card.js", HERE / "app.js")
+# One <style> block: the card's sheet, then the offline frame's.
+STYLES = (STATIC / "card.css", HERE / "style.css")
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 _PLACEHOLDER = re.compile(r"\{\{([A-Z]+)\}\}")
 
@@ -163,7 +168,7 @@ def build_offline_html(packet: dict, packet_sha256: str, annotator: str) -> str:
     blinded = blinded_copy(packet)
     data = script_json({"packet": blinded, "packet_sha256": packet_sha256, "annotator": annotator})
     scripts = [_asset(p) for p in SCRIPTS]
-    style = _asset(HERE / "style.css")
+    style = "\n".join(_asset(p) for p in STYLES)
     values = {
         "CSP": html.escape(content_security_policy(scripts, style), quote=False),
         "TITLE": html.escape(blinded["packet_id"]),
