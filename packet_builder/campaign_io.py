@@ -171,6 +171,8 @@ def describe_raters(obj: dict[str, Any], word: str = "raters") -> str:
     line = f"{word}: {', '.join(obj['raters'])} ({why})"
     if obj.get("raters_without_answers"):
         line += f"; no answers yet: {', '.join(obj['raters_without_answers'])}"
+    for group in obj.get("duplicate_streams") or []:
+        line += f"; identical streams collapsed to {group[0]}: {', '.join(group)}"
     return line
 
 

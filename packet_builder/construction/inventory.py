@@ -26,7 +26,13 @@ from packet_builder.construction.aliases import (
 )
 from packet_builder.construction.config import ConstructionConfig
 from packet_builder.construction.extract import DocText
-from packet_builder.construction.stopwords import GENERIC_HEADS, STOPWORDS, WEAK_FIRST, WEAK_HEADS
+from packet_builder.construction.stopwords import (
+    GENERIC_HEADS,
+    STOPWORDS,
+    VERB_FIRST,
+    WEAK_FIRST,
+    WEAK_HEADS,
+)
 from packet_builder.textnorm import normalize
 
 # Mined command names end as the occurrence rule ends them (aliases.COMMAND_END), so an
@@ -356,6 +362,8 @@ _VERB_SHARE = 0.4
 def _verb_phrase(c: Concept, docs: Sequence[DocText]) -> bool:
     """A phrase mostly used as a verb (after "to"/a modal, or before a determiner: "to
     fine-tune the spacing") makes "discusses fine tune" read wrong: not a topic."""
+    if c.name.split()[0] in VERB_FIRST:
+        return True
     verbal = total = 0
     for text, start, end in _occurrences(c, docs):
         total += 1

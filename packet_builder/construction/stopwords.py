@@ -44,3 +44,13 @@ _WEAK_HEAD_TEXT = (
     "assumes specifying point starting"
 )
 WEAK_HEADS: frozenset[str] = frozenset(_WEAK_HEAD_TEXT.split())
+
+# Rules 2 (ConstructionConfig.rules): a phrase led by one of these verbs, or by a vague word,
+# is an instruction or filler, not a topic ("feel free", "fix problem", "set font",
+# "relevant information", "inside math"); "discusses X" would read wrong.
+_VERB_FIRST_TEXT = (
+    "feel set fix make get give put keep let try avoid allow want need see find add use "
+    "change check define select specify provide turn load call inside relevant corresponding "
+    "following various useful important"
+)
+VERB_FIRST: frozenset[str] = frozenset(_VERB_FIRST_TEXT.split())
