@@ -258,3 +258,16 @@ def test_local_times_and_literal_html() -> None:
     out = responses_html(table)
     assert "<script>" not in out and "&lt;script&gt;alert(1)&lt;/script&gt;" in out
     assert ">3<" in out and "None" not in out and ">yes<" in out
+
+
+def test_figure_tables_show_blanks_and_integer_counts(campaign: Fixture, monkeypatch) -> None:
+    """The grid is a canvas (no DOM text), so check what it is told: an empty placeholder
+    for missing values and "%d" for counts."""
+    at = _admin(campaign, monkeypatch)
+    assert len(at.dataframe) >= 4
+    for df in at.dataframe:
+        assert df.proto.HasField("placeholder") and df.proto.placeholder == ""
+    figures = next(df for df in at.dataframe if "statistic" in df.value.columns)
+    columns = json.loads(figures.proto.columns)
+    assert columns["count"]["type_config"]["format"] == "%d"
+    assert columns["rate"]["type_config"]["format"] == "%.4f"

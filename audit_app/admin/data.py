@@ -147,12 +147,12 @@ def unblinded_table(project: Project, packet_id: str) -> pd.DataFrame:
                         "condition_id": kcond.get("condition_id"),
                         "answer": ans.answer,
                         "supported": ckey in supported,
+                        "quotes": "\n".join(ans.quotes.get(p, "") for p in ans.pages),
                         "pages": ", ".join(ans.pages),
                         "page numbers": ", ".join(
                             str(kpages.get(p, {}).get("page", "?")) for p in ans.pages
                         ),
                         "routes": "\n".join(_routes(p, kpages.get(p, {})) for p in ans.pages),
-                        "quotes": "\n".join(ans.quotes.get(p, "") for p in ans.pages),
                         "complete": bool(line.get("complete")),
                         "unclear": state.unclear,
                         "comment": state.comment,
