@@ -140,6 +140,22 @@ def test_gate_only_split_runs_through_plan_build_and_finalize(tmp_path: Path) ->
     assert "q1" not in changes
     adj = run_json("adjudicate", root, "adj")
     assert adj["gate_blocked"] == [j3]
+    # Now F and G find both q3 conditions on one other page p. With the locked page 50 the
+    # union has an assignment (C1 50, C2 p): q3 stays gold. Adjudication adds pages; it does
+    # not replace the raters' (p alone for both would fail the gate again).
+    c1, c2 = (key["items"][j3]["conditions"][ck]["pages"] for ck in ("C1", "C2"))
+    common = sorted({v["page"] for v in c1.values()} & {v["page"] for v in c2.values()} - {SHARED})
+    assert common, "the two q3 pools share a page besides 50"
+    pick = {
+        ck: [k for k, v in pg.items() if v["page"] == common[0]]
+        for ck, pg in (("C1", c1), ("C2", c2))
+    }
+    for name in ("F", "G"):
+        (root / "journals" / "adj" / f"{name}.jsonl").unlink()
+        ans = {**votes[name], j3: pick}
+        write_journal(root_project(root), "adj", build["sha256"], name, ans, packet["items"])
+    again = run_json("finalize", root, "--out", tmp_path / "rev2")
+    assert again["transitions"] == {"1->2": 1, "2->3": 1}  # q3 keeps its grade 2
 
 
 def root_project(root: Path) -> Any:
