@@ -222,6 +222,28 @@ def test_extra_fields_never_reach_the_file(built: dict[str, Any]) -> None:
     assert blinded_copy(packet) == make_packet()
 
 
+def test_the_card_is_the_apps_card(built: dict[str, Any]) -> None:
+    """The packet inlines the very files the Streamlit component mounts: one judging UI."""
+    from audit_app.annotator import component
+    from audit_app.offline import build
+
+    html = built["html"]
+    shared = [component.STATIC / name for name in component.SCRIPTS]
+    assert list(build.SCRIPTS[: len(shared)]) == shared
+    for path in shared:
+        assert f"<script>{path.read_text(encoding='utf-8')}</script>" in html, path.name
+    style = re.search(r"<style>(.*?)</style>", html, re.S)
+    assert style and style.group(1).startswith(component.card_css())
+    # The CSP pins exactly these five inline blocks (four scripts, one style), by hash.
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', html)
+    assert csp
+    scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
+    hashes = re.findall(r"'sha256-([A-Za-z0-9+/=]+)'", csp.group(1))
+    assert len(scripts) == 4 and hashes == [
+        build._csp_hash(x)[8:-1] for x in [*scripts, style.group(1)]
+    ]
+
+
 def test_build_is_deterministic(built: dict[str, Any]) -> None:
     assert build_offline_html(make_packet(), built["sha"], ANNOTATOR) == built["html"]
 
@@ -286,6 +308,7 @@ class Offline:
         self.blocked: list[str] = []
         self.requests: list[str] = []
         self.errors: list[str] = []
+        self.dialogs: list[str] = []
         self.downloads = downloads
         self.context.route("**/*", self._route)
 
@@ -302,6 +325,7 @@ class Offline:
         page.on("request", lambda r: self.requests.append(r.url))
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on("console", self._console)
+        page.on("dialog", self._dialog)
         page.goto(path.as_uri())
         page.wait_for_selector("html[data-ready='1']")
         return page
@@ -310,7 +334,12 @@ class Offline:
         if message.type == "error":
             self.errors.append(message.text)
 
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
     def assert_offline(self) -> None:
+        assert self.dialogs == []
         assert self.blocked == []
         assert [u for u in self.requests if not u.startswith(("file://", "blob:", "data:"))] == []
         assert self.errors == []
@@ -729,3 +758,344 @@ def test_the_page_cannot_reach_the_network(
     assert net.blocked == []
     assert failed == [("http://127.0.0.1:9/p.png", "csp")]
     net.context.close()
+
+
+# ---- untrusted text, keys, going back --------------------------------------
+
+HOSTILE = (
+    '<img src=x onerror="alert(1)"> <script>alert(2)</script> <b>bold tag</b> '
+    "[click me](javascript:alert(3)) [site](http://evil.example/x) **strong** _em_ "
+    "$x^2 + y$ :red[danger] :blue-background[blue] &amp; &lt;i&gt; <iframe srcdoc=z></iframe>"
+)
+HOSTILE_QUOTE = (
+    "<b>bold tag</b> [click me](javascript:alert(3)) [site](http://evil.example/x) "
+    "**strong** _em_ $x^2 + y$ :red[danger]"
+)
+
+
+def hostile_packet() -> dict[str, Any]:
+    packet = make_packet()
+    packet["rule"] = f"Rule {HOSTILE}"
+    item = packet["items"][0]
+    item["information_need"] = f"Need {HOSTILE}"
+    c1 = item["conditions"][0]
+    c1["name"] = f"Name {HOSTILE}"
+    c1["requirement"] = f"Requirement {HOSTILE}"
+    c1["counts"] = [f"Counts {HOSTILE}"]
+    c1["does_not_count"] = [f"Not {HOSTILE}", "A citation of another study."]
+    c1["note"] = f"Note {HOSTILE}"
+    c1["pages"][0]["text"] = f"Page text {HOSTILE}\nThe trial enrolled 412 adult patients."
+    return packet
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    packet = hostile_packet()
+    sha = hashlib.sha256(packet_bytes(packet)).hexdigest()
+    path = tmp_path_factory.mktemp("hostile") / "hostile.html"
+    path.write_text(build_offline_html(packet, sha, ANNOTATOR), encoding="utf-8")
+    return {"packet": packet, "sha": sha, "path": path}
+
+
+# Elements that text could become if it were ever parsed as HTML or Markdown.
+MADE_FROM_TEXT = "#item a, #item img, #item script, #item iframe, #item strong, #item em, #item i"
+
+
+@pytest.mark.browser
+def test_hostile_text_shows_literally(
+    browser: Any, hostile: dict[str, Any], tmp_path: Path
+) -> None:
+    packet = hostile["packet"]
+    item = packet["items"][0]
+    c1 = item["conditions"][0]
+    page_text = c1["pages"][0]["text"]
+    net = Offline(browser, tmp_path)
+    page = net.open(hostile["path"])
+    page.locator(".jc-rule summary").click()
+    page.locator(".jc-more summary").click()
+    page.locator(".jc-shared summary").click()
+
+    def literal() -> None:
+        assert page.locator("[data-role=need]").text_content() == item["information_need"]
+        assert page.locator("[data-role=rule]").text_content() == packet["rule"]
+        assert page.locator("[data-role=requirement]").text_content() == c1["requirement"]
+        assert f"C1 · {c1['name']}" in page.locator(".jc-cond h3").text_content()
+        bullets = page.locator(".jc-more li, .jc-shared li").all_text_contents()
+        assert f"Counts {HOSTILE}" in bullets and f"Not {HOSTILE}" in bullets
+        assert f"Note: Note {HOSTILE}" in page.locator(".jc-more").text_content()
+        text = page.locator(".jc-text[data-page='J001-C1-A']")
+        assert text.text_content() == page_text
+        assert page.locator(MADE_FROM_TEXT).count() == 0
+        assert page.locator(".jc-text *:not(mark), .jc-text mark *").count() == 0
+        # The visible text is the raw text, characters and all.
+        assert HOSTILE in page.locator(".jc-text[data-page='J001-C1-A']").inner_text()
+        assert HOSTILE in page.locator("[data-role=need]").inner_text()
+
+    literal()
+    # The matched-quote highlight: one <mark> over exactly the matched characters, in place.
+    answer(page, "C1", "yes")
+    type_quote(page, "J001-C1-A", HOSTILE_QUOTE)
+    assert messages(page, "C1") == []
+    marks = page.locator(".jc-text[data-page='J001-C1-A'] mark")
+    assert marks.count() == 1 and marks.text_content() == HOSTILE_QUOTE
+    before = page.locator(".jc-text[data-page='J001-C1-A']").evaluate(
+        "t => t.firstChild.nodeType === 3 ? t.firstChild.data : null"
+    )
+    assert before == page_text[: page_text.index(HOSTILE_QUOTE)]
+    literal()
+
+    # An imported file is untrusted too: its comment and its refusal messages show literally.
+    base = {
+        "format": "evaudit-responses",
+        "version": 1,
+        "packet_id": "pilot",
+        "packet_sha256": hostile["sha"],
+        "annotator": ANNOTATOR,
+        "exported": "x",
+        "items": {
+            "J002": {
+                "conditions": {"C1": {"answer": "no", "pages": [], "quotes": {}}},
+                "unclear": True,
+                "comment": f"Comment {HOSTILE}",
+                "complete": False,
+            }
+        },
+    }
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**base, "annotator": HOSTILE}), encoding="utf-8")
+    page.locator("#import-file").set_input_files(str(bad))
+    expect(page.locator("#import-status")).to_contain_text("belongs to annotator")
+    assert page.locator("#import-status").text_content() == (
+        f"This file belongs to annotator {HOSTILE}, not {ANNOTATOR}."
+    )
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(base), encoding="utf-8")
+    page.locator("#import-file").set_input_files(str(good))
+    expect(page.locator("#import-status")).to_contain_text("Imported 1 item(s)")
+    page.locator(".jc-goto").select_option("1")
+    assert page.locator(".jc-comment").input_value() == f"Comment {HOSTILE}"
+    assert (
+        page.locator(f"{MADE_FROM_TEXT}, #side *:is(a, img, iframe, strong, em, i, b)").count() == 0
+    )
+    assert page.locator("#top strong").all_text_contents() == ["pilot", ANNOTATOR]
+    assert page.locator("script").count() == 5  # the packet's own blocks, nothing added
+    net.assert_offline()  # no dialog, no request, no error
+    net.close()
+
+
+@pytest.mark.browser
+def test_shortcuts_with_focus_anywhere(browser: Any, built: dict[str, Any], tmp_path: Path) -> None:
+    """Y/N/J/K/Space/Q/Esc with focus in each kind of element; no shortcut types into a box."""
+    net = Offline(browser, tmp_path)
+    page = net.open(built["path"])
+    sha = built["sha"]
+    blank = {"answer": None, "pages": [], "quotes": {}}
+
+    def c1() -> dict[str, Any]:
+        items = stored(page, sha).get("items", {})
+        return dict(items.get("J001", {}).get("conditions", {}).get("C1", blank))
+
+    def quotes() -> dict[str, str]:
+        boxes = page.locator(".jc-quote").evaluate_all(
+            "qs => qs.map(q => [q.dataset.page, q.value])"
+        )
+        return {k: v for k, v in boxes if v}
+
+    def current() -> str | None:
+        box = page.locator(".jc-page.is-current")
+        return str(box.get_attribute("data-page")) if box.count() else None
+
+    def focused() -> str:
+        return str(page.evaluate("() => document.activeElement.className"))
+
+    def press(*keys: str) -> None:
+        for key in keys:
+            page.keyboard.press(key)
+
+    A, B, C = "J001-C1-A", "J001-C1-B", "J001-C1-C"
+    assert item_id(page) == "J001" and badge(page, "C1") == "open"
+
+    # A checkbox: Space selects *its* page; Y / N answer; J / K move; Q opens the quote box.
+    page.locator(f".jc-sel[data-page='{B}']").focus()
+    press(" ")
+    assert c1() == {"answer": None, "pages": [B], "quotes": {}}
+    assert page.locator(f".jc-sel[data-page='{B}']").is_checked()
+    press(" ")
+    assert c1()["pages"] == []
+    press("y")
+    assert c1()["answer"] == "yes"
+    press("n")
+    assert c1()["answer"] == "no"
+    press("j")
+    assert current() == C
+    press("k")
+    assert current() == B
+    press("q")
+    assert focused() == "jc-quote" and quotes() == {}  # no "q" in the box
+    press("Escape")
+    assert focused() != "jc-quote" and quotes() == {} and c1()["quotes"] == {}
+
+    # A quote box: every letter is typing (nothing else happens); Esc leaves and keeps it.
+    quote_box(page, B).click()
+    press("y", "n", "j", "k", " ", "q")
+    assert quote_box(page, B).input_value() == "ynjk q"
+    assert c1() == {"answer": "no", "pages": [], "quotes": {}}
+    assert current() == B and item_id(page) == "J001"
+    press("Escape")
+    assert focused() != "jc-quote"
+    assert c1() == {"answer": "no", "pages": [B], "quotes": {B: "ynjk q"}}  # a quote selects
+    press("y", "j", "k")
+    assert c1()["answer"] == "yes" and quotes() == {B: "ynjk q"}
+    press(" ")  # unticking the page drops its quote
+    assert c1() == {"answer": "yes", "pages": [], "quotes": {}} and quotes() == {}
+    press("q")
+    page.keyboard.type('the "primary outcome" table')
+    press("Enter")  # Enter keeps the quote and leaves the box
+    assert focused() != "jc-quote"
+    press("y", "n", "y", "q", "Escape")
+    good = {"answer": "yes", "pages": [B], "quotes": {B: 'the "primary outcome" table'}}
+    assert c1() == good and quotes() == good["quotes"]
+    assert badge(page, "C1") == "passes (yes)"
+
+    # A button: letters are shortcuts there too (the button is not pressed); Space presses it.
+    for button in (".jc-next", ".jc-clear", ".jc-ans[data-value='no']", ".jc-prev"):
+        page.locator(button).focus()
+        press("y")
+        assert c1() == good and item_id(page) == "J001", button
+    page.locator(".jc-next").focus()
+    press("j")
+    assert current() == C
+    page.locator(".jc-next").focus()
+    press("q")
+    assert page.evaluate("() => document.activeElement.dataset.page") == C
+    assert quotes() == good["quotes"]
+    press("Escape", "k")
+    assert current() == B and item_id(page) == "J001" and c1() == good
+    page.locator(".jc-clear").focus()
+    press(" ")  # the focused control's own Space: Clear empties the condition
+    assert c1() == blank and quotes() == {}
+
+    # The go-to select: the keys do not change the item.
+    page.locator(".jc-goto").focus()
+    press("n")
+    assert c1()["answer"] == "no"
+    page.locator(".jc-goto").focus()
+    press("k")
+    assert current() == A
+    press("j")
+    assert current() == B and c1()["answer"] == "no"
+    page.locator(".jc-goto").focus()
+    press("q")
+    assert focused() == "jc-quote" and quotes() == {}
+    press("Escape")
+    assert item_id(page) == "J001" and page.locator(".jc-goto").input_value() == "0"
+    assert c1() == {"answer": "no", "pages": [], "quotes": {}}
+
+    # The comment box: letters type; Esc leaves it and keeps the comment.
+    page.locator(".jc-comment").click()
+    press("y", " ", "n", "j", "k", "q")
+    assert page.locator(".jc-comment").input_value() == "y njkq"
+    press("Escape")
+    assert focused() != "jc-comment"
+    assert stored(page, sha)["items"]["J001"]["comment"] == "y njkq"
+    assert c1() == {"answer": "no", "pages": [], "quotes": {}}
+
+    # Alt+N / Alt+P from inside a quote box: the typed quote is kept, nothing is typed.
+    press("y")
+    page.locator(f".jc-sel[data-page='{A}']").focus()
+    press("q")
+    page.keyboard.type("enrolled 412 adult patients")
+    press("Alt+n")
+    assert item_id(page) == "J002"
+    press("Alt+p")
+    assert item_id(page) == "J001"
+    assert c1() == {"answer": "yes", "pages": [A], "quotes": {A: "enrolled 412 adult patients"}}
+    assert screen_state(page) == {
+        k: stored(page, sha)["items"]["J001"][k] for k in ("conditions", "unclear", "comment")
+    }
+    net.assert_offline()
+    net.close()
+
+
+@pytest.mark.browser
+def test_going_back_shows_the_saved_draft(
+    browser: Any, built: dict[str, Any], tmp_path: Path
+) -> None:
+    """Every way back to an item shows exactly its draft (and the export); moving writes nothing."""
+    net = Offline(browser, tmp_path)
+    page = net.open(built["path"])
+    sha = built["sha"]
+    fields = ("conditions", "unclear", "comment")
+
+    # J001: C1 yes with two pages and quotes, C2 no.  J002: C1 no, C2 a page without a quote,
+    # unclear with a comment.  J003 untouched.
+    answer(page, "C1", "yes")
+    select_page(page, "J001-C1-A", "enrolled 412 adult patients")
+    select_page(page, "J001-C1-B", "see the appendix for evidence")
+    answer(page, "C2", "no")
+    page.locator(".jc-next").click()
+    assert item_id(page) == "J002"
+    answer(page, "C1", "no")
+    select_page(page, "J002-C2-B")
+    page.locator(".jc-unclear").check()
+    page.locator(".jc-comment").fill("Is in-kind support funding?")
+    page.locator(".jc-comment").press("Escape")
+    export = download_export(page, tmp_path / "export.json")
+    assert sorted(export["items"]) == ["J001", "J002"]
+    raw = page.evaluate("k => window.localStorage.getItem(k)", storage_key(sha))
+
+    blank = {"conditions": {}, "unclear": False, "comment": ""}
+
+    def shows(iid: str) -> None:
+        assert item_id(page) == iid
+        draft = stored(page, sha)["items"].get(iid)
+        screen = screen_state(page)
+        if draft is None:
+            pools = next(i for i in built["packet"]["items"] if i["item_id"] == iid)
+            blank["conditions"] = {
+                c["condition_key"]: {"answer": None, "pages": [], "quotes": {}}
+                for c in pools["conditions"]
+            }
+            assert screen == blank and iid not in export["items"]
+        else:
+            assert screen == {k: draft[k] for k in fields}, iid
+            assert screen == {k: export["items"][iid][k] for k in fields}, iid
+        # Moving (and reading every tab) wrote nothing.
+        assert page.evaluate("k => window.localStorage.getItem(k)", storage_key(sha)) == raw
+
+    shows("J002")
+    assert screen_state(page)["conditions"]["C2"] == {
+        "answer": None,
+        "pages": ["J002-C2-B"],
+        "quotes": {},
+    }
+    page.locator(".jc-prev").click()
+    shows("J001")
+    page.locator(".jc-next").click()
+    shows("J002")
+    page.locator(".jc-next").click()
+    shows("J003")
+    page.locator(".jc-goto").select_option("0")
+    shows("J001")
+    page.locator(".jc-goto").select_option("1")
+    shows("J002")
+    page.locator("#top").click()
+    page.keyboard.press("Alt+p")
+    shows("J001")
+    page.keyboard.press("Alt+n")
+    shows("J002")
+    page.locator("#btn-first-incomplete").click()
+    shows("J002")  # J001 is complete, J002 is not
+    page.reload()
+    page.wait_for_selector("html[data-ready='1']")
+    shows("J002")
+    page.locator(".jc-prev").click()
+    shows("J001")
+    # One click after all that changes exactly what was clicked.
+    before = stored(page, sha)["items"]["J001"]
+    answer(page, "C2", "yes")
+    after = stored(page, sha)["items"]["J001"]
+    before["conditions"]["C2"]["answer"] = "yes"
+    assert after == before
+    net.assert_offline()
+    net.close()
