@@ -1,4 +1,7 @@
-"""gates.js (the offline packet's gates) gives the same messages as policies/gates.py."""
+"""gates.js gives the same messages as policies/gates.py.
+
+The file is audit_app/static/gates.js: the judging card's gates, in the app and the offline
+packet alike."""
 
 from __future__ import annotations
 
