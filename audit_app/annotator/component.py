@@ -34,6 +34,7 @@ export default function (component) {
       host.attempt += 1;
       setStateValue("outbox", { nonce: host.nonce, attempt: host.attempt, actions: host.outbox.slice() });
     };
+    host.send = send;
     const push = (action) => {
       action.id = host.nextId++;
       host.outbox.push(action);
@@ -67,6 +68,15 @@ export default function (component) {
   }
   host.data = data;
   host.draw();
+  // A change sent while the server was away (restart, network) can be lost with the
+  // connection: if actions still wait once the server has answered, send them again.
+  clearTimeout(host.retry);
+  if (host.outbox.length && !(data.status && data.status.kind === "error")) {
+    const last = host.outbox[host.outbox.length - 1].id;
+    host.retry = setTimeout(() => {
+      if (host.outbox.length && host.outbox[host.outbox.length - 1].id === last) host.send();
+    }, 1500);
+  }
 }
 """
 

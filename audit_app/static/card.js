@@ -168,6 +168,13 @@
     return tag === "input" && !["radio", "checkbox", "button", "submit", "range", "color", "file"].includes(t.type);
   }
 
+  /** Space on a checkbox, button or select does what it does there (toggle, press, open). */
+  function nativeSpace(t) {
+    if (!t || !t.tagName) return false;
+    const tag = t.tagName.toLowerCase();
+    return tag === "button" || tag === "select" || (tag === "input" && ["checkbox", "radio"].includes(t.type));
+  }
+
   /** Bullets that every condition of the item lists (shown once), per field. */
   function sharedBullets(item, field) {
     const conds = item.conditions;
@@ -279,7 +286,7 @@
   Card.prototype.build = function () {
     const v = this.view;
     const item = v.item;
-    this.root.replaceChildren();
+    this.removing(() => this.root.replaceChildren());
     this.nav = el("div", { class: "jc-nav" });
     this.root.append(this.nav);
     this.buildNav();
@@ -316,7 +323,7 @@
       rule,
       this.tabs,
       this.condBox,
-      nShared ? sharedBox : null,
+      nShared ? sharedBox : "",
       el("section", { class: "jc-itemflags" },
         el("label", { for: "jc-unclear" }, this.unclear, " Information need unclear"),
         el("label", { class: "jc-small", text: "Comment (why is it unclear?)" }), this.comment),
@@ -348,7 +355,7 @@
       el("button", { type: "button", class: "jc-next", "data-act": "next", title: "Next item (Alt+N)", text: "Next ▶" }),
       el("span", { class: "jc-progress" }, this.progress, this.progressText),
       this.status,
-      v.heading ? el("span", { class: "jc-heading", text: v.heading }) : null,
+      v.heading ? el("span", { class: "jc-heading", text: v.heading }) : "",
     );
     this.updateNav();
   };
@@ -391,8 +398,8 @@
     this.msgs = el("ul", { class: "jc-msgs" });
     this.condBox.replaceChildren(
       el("h3", {}, el("span", { class: "jc-ckey", text: ckey }), ` · ${cond.name || "Condition"}`),
-      el("p", { class: "jc-req" }, el("b", { text: "Requirement. " }), el("span", { "data-role": "requirement", text: cond.requirement || "" })),
-      nMore ? more : null,
+      el("p", { class: "jc-req" }, el("span", { class: "jc-label", text: "Requirement. " }), el("span", { "data-role": "requirement", text: cond.requirement || "" })),
+      nMore ? more : "",
       this.answerBox,
       this.msgs,
     );
@@ -433,10 +440,10 @@
       return { pkey, box, sel, quote, text: box.querySelector(".jc-text"), found: box.querySelector(".jc-found"),
         image: box.querySelector(".jc-image") };
     });
-    this.pagesBox.replaceChildren(
+    this.removing(() => this.pagesBox.replaceChildren(
       el("h3", { class: "jc-pages-head", text: this.pageEls.length
         ? `Candidate pages for ${ckey} (${this.pageEls.length})` : `No candidate pages for ${ckey}` }),
-      ...this.pageEls.map((p) => p.box));
+      ...this.pageEls.map((p) => p.box)));
     if (this.pi >= this.pageEls.length) this.pi = this.pageEls.length - 1;
   };
 
@@ -582,7 +589,22 @@
     if (active === this.comment) this.commitComment();
   };
 
+  /**
+   * Run fn, which removes text boxes. A focused box whose text changed fires "change" as it
+   * is removed, when the card may already show another item or condition: that event is
+   * ignored (navigation and tab switches commit the open box before they rebuild).
+   */
+  Card.prototype.removing = function (fn) {
+    this.inRemoval = true;
+    try {
+      fn();
+    } finally {
+      this.inRemoval = false;
+    }
+  };
+
   Card.prototype.onChange = function (e) {
+    if (this.inRemoval) return;
     const t = e.target;
     const ckey = this.cond().condition_key;
     if (t.classList.contains("jc-sel")) {
@@ -645,6 +667,9 @@
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const k = (e.key || "").toLowerCase();
     const ckey = this.cond().condition_key;
+    // Focus inside a page (its checkbox, say) makes it the current page for J / K / Q.
+    const inPage = t && t.closest ? this.pageEls.findIndex((p) => p.box === t.closest(".jc-page")) : -1;
+    if (inPage >= 0) this.pi = inPage;
     const page = this.pageEls[this.pi] || this.pageEls[0];
     let handled = true;
     if (k === "y" || k === "n") this.act({ op: "answer", cond: ckey, value: k === "y" ? "yes" : "no" });
@@ -653,6 +678,7 @@
     else if (k === "arrowright") this.setCondition(this.ci + 1);
     else if (k === "arrowleft") this.setCondition(this.ci - 1);
     else if (/^[1-9]$/.test(k)) this.setCondition(Number(k) - 1);
+    else if (k === " " && nativeSpace(t)) handled = false; // a focused control's own Space
     else if (k === " " && page) {
       if (this.pi < 0) this.pi = 0;
       const on = !this.view.state.conditions[ckey].pages.includes(page.pkey);
