@@ -1099,3 +1099,24 @@ def test_going_back_shows_the_saved_draft(
     assert after == before
     net.assert_offline()
     net.close()
+
+
+@pytest.mark.browser
+def test_closing_the_page_keeps_the_box_being_typed(
+    browser: Any, built: dict[str, Any], tmp_path: Path
+) -> None:
+    net = Offline(browser, tmp_path)
+    page = net.open(built["path"])
+    quote_box(page, "J001-C1-A").click()
+    page.keyboard.type("enrolled 412 adult patients")
+    assert stored(page, built["sha"]) == {}  # not left yet: not part of the answer yet
+    page.close(run_before_unload=True)
+    page = net.open(built["path"])
+    assert stored(page, built["sha"])["items"]["J001"]["conditions"]["C1"] == {
+        "answer": None,
+        "pages": ["J001-C1-A"],
+        "quotes": {"J001-C1-A": "enrolled 412 adult patients"},
+    }
+    assert quote_box(page, "J001-C1-A").input_value() == "enrolled 412 adult patients"
+    net.assert_offline()
+    net.close()
