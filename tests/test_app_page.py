@@ -1,4 +1,6 @@
-"""Streamlit AppTest of the page logic: gates, navigation, draft restore, access, admin."""
+"""Streamlit AppTest of access and file isolation (the judging card itself is driven in
+Chromium: tests/test_app_screen.py, tests/test_app_browser.py; its server logic in
+tests/test_app_judging.py)."""
 
 from __future__ import annotations
 
@@ -6,12 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from audit_app import journal
-from audit_app.access import add_annotator, revoke_annotator
-from audit_app.render import build_all_page_maps
+from audit_app.access import add_annotator, login_throttle, revoke_annotator
+from audit_app.judging import CardSession, apply_outbox
+from audit_app.render import build_all_page_maps, images_for
 from audit_app.session import AnnotatorSession
 from tests.app_fixture import PASSWORD, build
 
@@ -62,92 +64,58 @@ def _texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
-def test_gates_and_completion(env) -> None:
-    fx, token, _ = env
-    at = _app(token)
-    assert not at.exception
-    assert "Item J001 (1 of 3)" in _texts(at)
-    # C1: yes with a valid quote (typing the quote selects the page).
-    _act(at, at.radio(key="w:J001:C1:ans").set_value("yes"))
-    assert "C1: A 'yes' needs at least one selected page." in _texts(at)
-    _act(at, at.text_input(key="w:J001:C1:J001-C1-B:q").input(fx.quotes["J001-C1-B"]))
-    assert at.checkbox(key="w:J001:C1:J001-C1-B:sel").value is True  # the quote selected it
-    assert not [e for e in at.error if str(e.value).startswith("C1:")]
-    assert any("Quote matched on page B" in str(c.value) for c in at.caption)
-    # C2: yes with a quote that is not on the page -> error, item not complete.
-    _act(at, at.radio(key="w:J001:C2:ans").set_value("yes"))
-    _act(at, at.text_input(key="w:J001:C2:J001-C2-A:q").input("this sentence is not on the page"))
-    assert "C2: Page J001-C2-A: the quote is not on this page (check it verbatim)." in _texts(at)
-    assert "Item J001 is not complete" in _texts(at)
-    latest = journal.latest_by_item(journal.read_journal(_journal(fx, "alice")).lines)
-    assert latest["J001"]["complete"] is False
-    # C2: no with a page still selected -> refused.
-    _act(at, at.radio(key="w:J001:C2:ans").set_value("no"))
-    assert "A 'no' carries no selected page: clear the page selection." in _texts(at)
-    _act(at, at.checkbox(key="w:J001:C2:J001-C2-A:sel").uncheck())
-    assert "A 'no' carries no quote" not in _texts(at)
-    assert "Item J001 is complete." in _texts(at)
-    assert "1 / 3 items complete" in str(at.get("progress")[0].proto.text)
-    latest = journal.latest_by_item(journal.read_journal(_journal(fx, "alice")).lines)
-    assert latest["J001"]["complete"] is True
-    assert latest["J001"]["conditions"]["C2"] == {"answer": "no", "pages": [], "quotes": {}}
-
-
-def _journal(fx, name: str) -> Path:
-    return journal.journal_path(fx.project.journal_dir("initial"), name)
-
-
-def test_navigation_and_draft_restore(env) -> None:
-    _fx, token, _ = env
-    at = _app(token)
-    at.button(key="nav_prev").click().run()
-    assert "Item J001 (1 of 3)" in _texts(at)  # Previous on the first item stays live and safe
-    _act(at, at.radio(key="w:J001:C1:ans").set_value("no"))
-    _act(at, at.text_input(key="w:J001:C2:J001-C2-C:q").input("a draft quote here"))
-    at.button(key="nav_next").click().run()
-    assert "Item J002 (2 of 3)" in _texts(at)
-    _act(at, at.checkbox(key="w:J002:unclear").check())
-    _act(at, at.text_area(key="w:J002:comment").input("two programmes match"))
-    at.button(key="nav_next").click().run()
-    at.button(key="nav_next").click().run()
-    assert "Item J003 (3 of 3)" in _texts(at)
-    at.button(key="nav_prev").click().run()
-    at.button(key="nav_prev").click().run()
-    assert at.radio(key="w:J001:C1:ans").value == "no"
-    # A fresh session (reload) resumes at the first incomplete item with every draft restored.
-    again = _app(token)
-    assert "Item J001 (1 of 3)" in _texts(again)
-    assert again.radio(key="w:J001:C1:ans").value == "no"
-    assert again.text_input(key="w:J001:C2:J001-C2-C:q").value == "a draft quote here"
-    assert again.checkbox(key="w:J001:C2:J001-C2-C:sel").value is True
-    again.button(key="nav_next").click().run()
-    assert again.checkbox(key="w:J002:unclear").value is True
-    assert again.text_area(key="w:J002:comment").value == "two programmes match"
-
-
 def test_wrong_and_revoked_tokens_refused(env) -> None:
     fx, token, _ = env
     at = _app("not-a-token")
-    assert "Access refused" in _texts(at) and not at.radio
+    assert "Access refused" in _texts(at) and not at.get("bidi_component")
     revoke_annotator(fx.project, "alice")
     at = _app(token)
-    assert "Access refused" in _texts(at) and not at.radio
+    assert "Access refused" in _texts(at) and not at.get("bidi_component")
+
+
+def _journal(fx, name: str) -> Path:  # type: ignore[no-untyped-def]
+    return journal.journal_path(fx.project.journal_dir("initial"), name)
 
 
 def test_annotator_session_opens_only_allowed_files(env) -> None:
+    """A page load, saves, navigation and a page image open only the annotator's files.
+
+    The page load runs in AppTest; saves, navigation and the image run the same code the
+    card's actions run on the server (audit_app.judging, audit_app.render)."""
     global _OPENED
-    fx, token, other = env
-    bob = _app(other)
-    _act(bob, bob.radio(key="w:J001:C1:ans").set_value("yes"))
+    fx, token, _other = env
+    bob = AnnotatorSession.open(fx.project.packets_dir, fx.project.journals_dir, "initial", "bob")
+    apply_outbox(
+        bob,
+        CardSession(),
+        {
+            "nonce": "b",
+            "actions": [{"id": 1, "op": "answer", "item": "J001", "cond": "C1", "value": "yes"}],
+        },
+        lambda: True,
+    )
     assert _journal(fx, "bob").is_file()
     _OPENED = []
     try:
         at = _app(token)
-        _act(at, at.radio(key="w:J001:C1:ans").set_value("no"))
-        _act(at, at.toggle(key="img:J001-C1-A").set_value(True))
-        assert len(at.image) == 1 and at.image[0].captions == ["Page A"]
-        assert ".pdf" not in at.image[0].value[0] and "DOCSECRET" not in at.image[0].value[0]
-        at.button(key="nav_next").click().run()
+        assert not at.exception
+        alice = AnnotatorSession.open(
+            fx.project.packets_dir, fx.project.journals_dir, "initial", "alice"
+        )
+        card = CardSession()
+        box = {
+            "nonce": "a",
+            "actions": [
+                {"id": 1, "op": "answer", "item": "J001", "cond": "C1", "value": "no"},
+                {"id": 2, "op": "go", "to": 1},
+                {"id": 3, "op": "image", "item": "J002", "page": "J002-C1-A"},
+            ],
+        }
+        assert len(apply_outbox(alice, card, box, lambda: True)) == 1
+        renderer = images_for(fx.project.root)("initial")
+        assert renderer is not None
+        png = renderer("J002-C1-A", None)
+        assert png is not None and png.startswith(b"\x89PNG")
     finally:
         opened, _OPENED = _OPENED, None
     root = str(fx.project.root)
@@ -172,6 +140,9 @@ def test_admin_needs_password(env) -> None:
     at.text_input[0].input("wrong")
     at.button[0].click().run()
     assert "Wrong password." in _texts(at)
+    login_throttle(
+        _fx.project
+    ).not_before = 0.0  # the wait after a wrong password (tested in test_app_access)
     at.text_input[0].input(PASSWORD)
     at.button[0].click().run()
     assert not at.exception
@@ -182,92 +153,3 @@ def test_admin_needs_password(env) -> None:
     at2.query_params["admin"] = "1"
     at2.run()
     assert "Campaign admin" not in _texts(at2) and "Admin password" not in str(at2.text_input)
-
-
-def _pages_sent(at: AppTest) -> list[str]:
-    """data-page of every page text block in the last run's output."""
-    return [
-        h.proto.body.split('data-page="', 1)[1].split('"', 1)[0]
-        for h in at.get("html")
-        if 'class="ev-page"' in h.proto.body
-    ]
-
-
-def test_a_save_redraws_only_what_it_changed(env, monkeypatch: pytest.MonkeyPatch) -> None:
-    fx, token, _ = env
-    reruns: list[object] = []
-    real_rerun = st.rerun
-
-    def spy(scope: object = "app") -> None:
-        reruns.append(scope)
-        real_rerun(scope)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(st, "rerun", spy)
-    at = _app(token)
-    assert len(_pages_sent(at)) == 6  # the full screen: 2 conditions x 3 pages
-    # An answer asks for no other rerun: in the browser the radio's own rerun is the
-    # F_ANSWERS fragment that wrote it (AppTest cannot send a widget's fragment, so here
-    # the whole script ran). Saved before that rerun shows it, next to the answer too.
-    _act(at, at.radio(key="w:J001:C1:ans").set_value("yes"))
-    _act(at, at.radio(key="w:J001:C2:ans").set_value("no"))
-    assert reruns == []
-    # What that fragment redraws (an item-level widget reruns just it): progress, save
-    # status, both answers with their messages and "Saved" line, the verdict; no page text.
-    at.text_area(key="w:J001:comment").input("checked twice").run()
-    assert reruns == [["ann_f_answers"]] and not at.exception
-    partial = _texts(at)
-    assert _pages_sent(at) == [] and {r.key for r in at.radio} == {"w:J001:C1:ans", "w:J001:C2:ans"}
-    assert "C1: A 'yes' needs at least one selected page." in partial
-    assert partial.count("Saved J001 (#3,") == 1  # the nav bar; no condition made this save
-    assert "Item J001 is not complete" in partial and "Item J001 (1 of 3)" not in partial
-    assert len(at.get("progress")) == 1
-    # A quote: that page is redrawn (selected, highlighted), no other page.
-    at.run()  # AppTest can only reach widgets of the last run's output
-    at.text_input(key="w:J001:C1:J001-C1-B:q").input(fx.quotes["J001-C1-B"]).run()
-    assert reruns[-1] == ["ann_f_answers", "ann_f_page_J001-C1-B"]
-    assert _pages_sent(at) == ["J001-C1-B"]  # that page alone, not its neighbours
-    assert at.checkbox(key="w:J001:C1:J001-C1-B:sel").value is True  # the quote selected it
-    marked = [h.proto.body for h in at.get("html") if "<mark>" in h.proto.body]
-    assert len(marked) == 1 and 'data-page="J001-C1-B"' in marked[0]
-    assert "Item J001 is complete." in _texts(at) and _texts(at).count("Saved J001 (#4,") == 2
-    assert "1 / 3 items complete" in str(at.get("progress")[0].proto.text)
-    # Selecting a page without a quote changes nothing on the pages: F_ANSWERS alone;
-    # unselecting a page with a quote removes its highlight: the pages too.
-    at.run()
-    at.checkbox(key="w:J001:C1:J001-C1-A:sel").check().run()
-    assert reruns[-1] == ["ann_f_answers"] and _pages_sent(at) == []
-    assert "C1: Page J001-C1-A: add a verbatim quote from this page." in _texts(at)
-    at.run()
-    at.checkbox(key="w:J001:C1:J001-C1-B:sel").uncheck().run()
-    assert reruns[-1] == ["ann_f_answers", "ann_f_page_J001-C1-B"]
-    assert not [h for h in at.get("html") if "<mark>" in h.proto.body]
-    # Every one of those saves is on disk, in order.
-    lines = journal.read_journal(_journal(fx, "alice")).lines
-    assert [ln["seq"] for ln in lines] == [1, 2, 3, 4, 5, 6]
-    assert lines[3]["complete"] is True and lines[-1]["complete"] is False
-
-
-def test_refused_saves_say_not_saved(env, monkeypatch: pytest.MonkeyPatch) -> None:
-    fx, token, _ = env
-    at = _app(token)
-    _act(at, at.radio(key="w:J001:C1:ans").set_value("yes"))
-    assert "Saved J001 (#1," in _texts(at)
-
-    def disk_full(*_args: object, **_kwargs: object) -> None:
-        raise OSError(28, "No space left on device")
-
-    # The disk refuses: the screen says NOT saved, and no line claims a save.
-    with monkeypatch.context() as m:
-        m.setattr(AnnotatorSession, "save", disk_full)
-        _act(at, at.radio(key="w:J001:C1:ans").set_value("no"))
-        assert "NOT saved (No space left on device)" in _texts(at)
-        assert "Saved J001" not in _texts(at)
-    # A revoked link saves nothing more: not from a quote box (which reruns only the
-    # answers and that condition's pages), not from an answer.
-    revoke_annotator(fx.project, "alice")
-    at.text_input(key="w:J001:C2:J001-C2-A:q").input("any words").run()
-    texts = _texts(at)
-    assert "NOT saved: this link is no longer valid (revoked)" in texts and "Saved J" not in texts
-    at.radio(key="w:J001:C2:ans").set_value("yes").run()
-    assert "Saved J" not in _texts(at)
-    assert len(journal.read_journal(_journal(fx, "alice")).lines) == 1

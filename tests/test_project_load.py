@@ -201,7 +201,7 @@ def test_load_into_empty_corpus_is_refused(
     project: Path, bench: dict[str, Path], tmp_path: Path
 ) -> None:
     other = tmp_path / "empty-proj"
-    run_cli("init", other, "--admin-password", "x")
+    run_cli("init", other, "--admin-password", "pw-for-tests")
     res = run_cli("load", other, "--queries", bench["queries"], expect=2)
     assert "corpus is empty" in res.stderr and "evaudit ingest" in res.stderr
 

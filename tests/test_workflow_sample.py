@@ -61,7 +61,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("workflow")
     d = root / "proj"
     c: dict[str, Any] = {"dir": d, "root": root}
-    c["init"] = cli_json("init", d, "--admin-password", "pw")
+    c["init"] = cli_json("init", d, "--admin-password", "pw-for-tests")
     c["ingest"] = cli_json("ingest", d, "--pdf-dir", SAMPLE / "pdfs", "--workers", "2")
     c["load"] = cli_json(
         "load",
