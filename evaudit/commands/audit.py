@@ -376,16 +376,15 @@ def finalize(
     if as_json:
         emit_json(out)
         return
+    if out.get("initial_raters"):
+        init = out["packets"]["initial"]
+        click.echo(f"initial packet {init}: " + _raters_line(out["initial_raters"]))
     detail = out["transition_detail"]
     rows = [
         [t, d["count"], d["became_gold"], d["stayed_partial"], d["left_gold"]]
         for t, d in detail.items()
     ]
     click.echo(table(rows, ["transition", "count", "to gold", "stays partial", "left gold"]))
-    if out.get("initial_raters"):
-        click.echo(
-            f"initial packet {out['packets']['initial']}: " + _raters_line(out["initial_raters"])
-        )
     click.echo(
         f"{out['changed']}/{out['reviewed_pairs']} reviewed grades changed; {out['qrels_rows']} qrels rows"
     )
