@@ -10,7 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,7 @@ def override_problems(
     answer: str,
     pages: Sequence[str],
     quotes: Sequence[str],
-    pool: dict[str, str],
+    pool: Mapping[str, str],
     rule: QuoteRule,
 ) -> list[str]:
     """What is wrong with an override, in command-line terms (the app's gates say it in the

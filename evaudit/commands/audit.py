@@ -33,9 +33,11 @@ def _finite(x: Any) -> bool:
 def _pct(prop: dict[str, Any]) -> str:
     """count/total (rate) [Wilson]; an undefined rate (nothing counted) prints n/a, as JSON null."""
     lo, hi = prop.get("wilson95") or [None, None]
-    ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]%" if _finite(lo) and _finite(hi) else ""
+    ci = ""
+    if isinstance(lo, int | float) and isinstance(hi, int | float) and _finite(lo) and _finite(hi):
+        ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]%"
     rate = prop.get("rate", prop["count"] / prop["total"] if prop["total"] else None)
-    rate_s = f"{100 * rate:.1f}%" if _finite(rate) else "n/a"
+    rate_s = f"{100 * rate:.1f}%" if isinstance(rate, int | float) and _finite(rate) else "n/a"
     return f"{prop['count']}/{prop['total']} ({rate_s}){ci}"
 
 
