@@ -350,7 +350,7 @@ SAMPLE = Path(__file__).resolve().parent.parent / "sample_packets"
 @pytest.mark.skipif(not (SAMPLE / "queries.jsonl").is_file(), reason="sample benchmark missing")
 def test_sample_project_builds_all_three_kinds_without_leaks(tmp_path: Path) -> None:
     root = tmp_path / "sample"
-    run_cli("init", root, "--admin-password", "pw")
+    run_cli("init", root, "--admin-password", "pw-for-tests")
     cli_json("ingest", root, "--pdf-dir", SAMPLE / "pdfs")
     runs = sorted((SAMPLE / "runs").glob("*.trec"))
     cli_json(
