@@ -1,34 +1,24 @@
 """Annotation app latency, driven through the real server in headless Chromium.
 
-Measures (a) Next pressed -> next item fully rendered (9 pages of ~3,000
-characters each; the script run finished and no stale element left), (b) an
-answer click (yes/no) -> its "Saved #seq" confirmation (append + fsync + rerun)
-and (c) a page checkbox click (select, then unselect page A) -> its confirmation,
-a save that also redraws the condition's pages, and (d) a quote typed into page B's
-box and Enter -> its confirmation (the page is selected and redrawn with the
-quote highlighted: the heaviest save). The
-baseline is the journal append alone (same record, same fsync) in-process.
+The screen is the judging card (audit_app/static/card.js, a Streamlit v2 component).
+Measures, on items with 9 pages of ~3,000 characters per condition:
+(a) Next pressed -> the next item drawn and settled (the card shows it, 9 page boxes,
+    no action waiting for the server);
+(b) an answer click (yes/no) -> the card says "Saved ITEM · #seq" and nothing waits
+    (append + fsync on the server, the rerun, the card redrawn);
+(c) a page checkbox (Space on it) -> its confirmation;
+(d) a quote pasted into page B's box and Enter -> its confirmation (the page's text
+    redrawn with the quote highlighted);
+(e) judging a 3-condition item with the keyboard only: Y, J, Space, Q, the quote
+    pasted, Enter, Right, N, Right, N as scripted key presses with no waits, from the
+    first key's event time to the moment every action is confirmed.
+The baseline is the journal append alone (same record, same fsync) in-process.
 Targets on this machine: p95 render <= 300 ms, p95 save <= 100 ms.
 
-Each latency is reported twice:
-* "in page": from the click event's timestamp in the browser to the next animation
-  frame after the DOM first satisfies the condition (a MutationObserver watches it),
-  which is what the person sees;
-* "wall": around Playwright's click() and wait in this process, which also counts
-  Playwright's actionability checks and its round trips to the browser.
+"In page" times run from the click's (or key's) event timestamp in the browser to the
+animation frame after the card first satisfies the condition (a MutationObserver on the
+card's shadow root); "wall" times are around Playwright's click and wait in this process.
 The load average is printed: the machine is shared and the figures follow it.
-
-The harness stays off the main thread it measures. Until 2026-11 it waited for
-the save with Playwright's `get_by_text(...).wait_for()` (a text search over the
-whole DOM, polled every frame) while the watcher ran `body.textContent` (the
-9 x 3,000 page characters and more) on every mutation: both ran on the browser's
-main thread during the very interval being timed, work no annotator's browser
-does. Now Python waits only on the in-page flag (`SEEN`, a two-field check per
-frame) and the save watcher reads the text of one small element, the answered
-condition's slot (`.st-key-answer-ITEM-C1`: its yes/no, "Saved" line and gate
-messages). The interval is unchanged: click event timestamp -> first animation
-frame after this save's "Saved ITEM (#seq," is in the DOM. The render watcher
-tests the run-state attribute first and counts the pages only once the run is over.
 
 Run: .venv/bin/python benchmarks/app_latency.py [--rounds N]
 """
@@ -51,7 +41,8 @@ from audit_app.access import add_annotator  # noqa: E402
 from audit_app.session import AnnotatorSession, ItemState, record  # noqa: E402
 from policies.gates import ConditionAnswer  # noqa: E402
 from tests.app_fixture import build  # noqa: E402
-from tests.test_app_browser import ARGS, CHROMIUM, IDLE, Server, free_port  # noqa: E402
+from tests.card_driver import at_item, condition  # noqa: E402
+from tests.test_app_browser import ARGS, CHROMIUM, Server, free_port  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:
@@ -79,33 +70,39 @@ def baseline(root: Path, rounds: int) -> list[float]:
     return out
 
 
-# Installed in the page: the click's event time, and a watcher that records the first
-# animation frame after a condition on the DOM holds (checked on every mutation; for a
-# save, the text of one small element: [selector, text]).
+# Installed in the page: the event time of the click or key that starts a measurement,
+# and a watcher that records the first animation frame after a condition on the card holds
+# (checked on every mutation in the card's shadow root).
 WATCH = """
 window.__evClick = null;
-document.addEventListener("click", (e) => { window.__evClick = e.timeStamp; }, true);
+const stamp = (e) => { if (window.__evClick === null) window.__evClick = e.timeStamp; };
+document.addEventListener("click", stamp, true);
+document.addEventListener("keydown", stamp, true);
+window.__card = () => {
+  for (const el of document.querySelectorAll("*")) {
+    if (el.shadowRoot && el.shadowRoot.querySelector(".evaudit-card")) return el.shadowRoot;
+  }
+  return null;
+};
 window.__watch = (kind, arg) => {
   window.__seen = null;
-  const test = kind === "text"
-    ? () => { const el = document.querySelector(arg[0]); return !!el && el.textContent.includes(arg[1]); }
-    : () => !!document.querySelector("[data-testid=stApp][data-test-script-state=notRunning]") &&
-        !document.querySelector("[data-stale=true]") &&
-        document.querySelectorAll(`.ev-page[data-page^='${arg}-']`).length === 9;
+  window.__evClick = null;
+  const root = window.__card();
+  const card = () => root.querySelector(".evaudit-card");
+  const test = kind === "saved"
+    ? () => card().dataset.pending === "0" &&
+        root.querySelector(".jc-status").textContent.includes(arg)
+    : () => card().dataset.pending === "0" && card().dataset.item === arg &&
+        root.querySelectorAll(".jc-page").length === 9;
   const obs = new MutationObserver(() => {
     if (window.__seen === null && test()) {
       obs.disconnect();
       requestAnimationFrame(() => { window.__seen = performance.now(); });
     }
   });
-  obs.observe(document.documentElement,
-    {subtree: true, childList: true, characterData: true, attributes: true});
+  obs.observe(root, {subtree: true, childList: true, characterData: true, attributes: true});
 };
 """
-# Enter is a key event, not a click: take its timestamp the same way (once).
-KEY_CLOCK = """() => { if (!window.__keyClock) { window.__keyClock = true;
-  document.addEventListener("keydown", (e) => { if (e.key === "Enter")
-    window.__evClick = e.timeStamp; }, true); } }"""
 SEEN = "() => window.__seen !== null && window.__evClick !== null"
 
 
@@ -117,20 +114,19 @@ def in_page(pg) -> float:  # type: ignore[no-untyped-def]
 Samples = dict[str, list[float]]
 
 
+def watch(pg, kind: str, arg: str) -> None:  # type: ignore[no-untyped-def]
+    pg.evaluate("([k, a]) => window.__watch(k, a)", [kind, arg])
+
+
 def app(root: Path, rounds: int) -> Samples:
     from playwright.sync_api import sync_playwright
 
     items = rounds + 1
-    fx = build(root / "app", items=items, conditions=1, pages=9, chars=3000, kind="adjudication")
+    fx = build(root / "app", items=items, conditions=3, pages=9, chars=3000, kind="adjudication")
     token = add_annotator(fx.project, "bench", ["initial"])[1]
     server = Server(fx.project.root, free_port())
     out: Samples = {
-        "render": [],
-        "save": [],
-        "render_wall": [],
-        "save_wall": [],
-        "page": [],
-        "quote": [],
+        k: [] for k in ("render", "save", "render_wall", "save_wall", "page", "quote", "judge")
     }
     try:
         with sync_playwright() as pw:
@@ -139,52 +135,47 @@ def app(root: Path, rounds: int) -> Samples:
             pg.set_default_timeout(60_000)
             pg.add_init_script(WATCH)
             pg.goto(server.url(token))
-            pg.get_by_text(f"Item J001 (1 of {items})").wait_for()
+            at_item(pg, "J001", 1, items)
             seq = 0
             for i in range(1, items):
                 item = f"J{i:03d}"
-                # Save: click an answer, wait for this save's confirmation.
-                for value in ("no", "yes", "no"):
-                    pg.wait_for_function(IDLE)
-                    label = pg.locator(f".st-key-cond-{item}-C1 [role=radiogroup] label")
-                    target = label.filter(has_text=value).first
+                if i % 2:  # odd items: answers, a page, a quote, each timed
+                    condition(pg, "C1")
+                    for value in ("no", "yes", "no"):
+                        seq += 1
+                        watch(pg, "saved", f"Saved {item} · #{seq} ·")
+                        t0 = time.perf_counter()
+                        pg.locator(f'.jc-ans[data-value="{value}"]').click()
+                        out["save"].append(in_page(pg))
+                        out["save_wall"].append((time.perf_counter() - t0) * 1000)
+                    for _ in range(2):  # select, then unselect page A
+                        seq += 1
+                        watch(pg, "saved", f"Saved {item} · #{seq} ·")
+                        pg.locator(f'.jc-sel[data-page="{item}-C1-A"]').press("Space")
+                        out["page"].append(in_page(pg))
+                    pkey = f"{item}-C1-B"
+                    box = pg.locator(f'.jc-quote[data-page="{pkey}"]')
+                    box.fill(fx.quotes[pkey])  # not timed: the quote is pasted
                     seq += 1
-                    # The answered condition's slot (its yes/no, "Saved" line, messages).
-                    want = [f".st-key-answer-{item}-C1", f"Saved {item} (#{seq},"]
-                    pg.evaluate("([k, a]) => window.__watch(k, a)", ["text", want])
-                    t0 = time.perf_counter()
-                    target.click()
-                    out["save"].append(in_page(pg))
-                    out["save_wall"].append((time.perf_counter() - t0) * 1000)
-                # Page select/unselect: the same confirmation, in the same condition slot.
-                for _ in range(2):
-                    pg.wait_for_function(IDLE)
-                    box = pg.get_by_role("checkbox", name="Select page A").first
-                    seq += 1
-                    want = [f".st-key-answer-{item}-C1", f"Saved {item} (#{seq},"]
-                    pg.evaluate("([k, a]) => window.__watch(k, a)", ["text", want])
-                    # Space on the focused box: a click event on the checkbox, like a
-                    # mouse click, without the sticky header in the pointer's way.
-                    box.press("Space")
-                    out["page"].append(in_page(pg))
-                # A quote: typed (not timed), then Enter (timed) to its confirmation.
-                pg.wait_for_function(IDLE)
-                pkey = f"{item}-C1-B"
-                box = pg.get_by_role("textbox", name=f"Quote from page B ({pkey})")
-                box.fill(fx.quotes[pkey])
-                seq += 1
-                want = [f".st-key-answer-{item}-C1", f"Saved {item} (#{seq},"]
-                pg.evaluate("([k, a]) => window.__watch(k, a)", ["text", want])
-                pg.evaluate("() => { window.__evClick = null; }")
-                pg.evaluate(KEY_CLOCK)
-                box.press("Enter")
-                out["quote"].append(in_page(pg))
-                # Render: Next, until the next item's 9 pages are on screen and the run is over.
-                pg.wait_for_function(IDLE)
+                    watch(pg, "saved", f"Saved {item} · #{seq} ·")
+                    box.press("Enter")
+                    out["quote"].append(in_page(pg))
+                else:  # even items: judged with the keyboard only, no waits between keys
+                    pg.locator(".jc").focus()
+                    condition(pg, "C1")
+                    seq += 5  # saves: C1 yes, page A, its quote, C2 no, C3 no
+                    watch(pg, "saved", f"Saved {item} · #{seq} ·")
+                    kb = pg.keyboard
+                    for key in ["y", "j", " ", "q"]:
+                        kb.press(key)
+                    kb.insert_text(fx.quotes[f"{item}-C1-A"])
+                    for key in ["Enter", "ArrowRight", "n", "ArrowRight", "n"]:
+                        kb.press(key)
+                    out["judge"].append(in_page(pg))
                 nxt = f"J{i + 1:03d}"
-                pg.evaluate("([k, a]) => window.__watch(k, a)", ["pages", nxt])
+                watch(pg, "render", nxt)
                 t0 = time.perf_counter()
-                pg.get_by_role("button", name="Next").click()
+                pg.locator(".jc-next").click()
                 out["render"].append(in_page(pg))
                 out["render_wall"].append((time.perf_counter() - t0) * 1000)
             browser.close()
@@ -213,6 +204,7 @@ def main() -> None:
     print(line("app: answer -> 'Saved' (in page)", saves))
     print(line("app: page select -> 'Saved' (in page)", got["page"]))
     print(line("app: quote + Enter -> 'Saved' (in page)", got["quote"]))
+    print(line("app: 3-condition item, keys only", got["judge"]))
     print(line("app: Next -> rendered (wall)", got["render_wall"]))
     print(line("app: answer -> 'Saved' (wall)", got["save_wall"]))
     print(
