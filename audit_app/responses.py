@@ -2,7 +2,7 @@
 
 An export holds one annotator's latest state per item. Import validates the
 whole file first (packet hash, annotator, item ids, condition keys, page keys,
-quotes via `policies.gates`) and reports every problem at once; only a clean
+quotes via `vocabulary.gates`) and reports every problem at once; only a clean
 file is appended to the annotator's journal, one line per changed item.
 """
 
@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from audit_app import journal
 from audit_app.access import read_registry
 from audit_app.session import AnnotatorSession, ItemState, Packet, load_packet, record
-from evaudit.errors import InputError, InputErrors
+from campaign import journal
 from packet_builder.project import Project, now_iso
-from packet_builder.textnorm import quote_in_page
-from policies.gates import ANSWERS, check_condition
+from vocabulary.errors import InputError, InputErrors
+from vocabulary.gates import ANSWERS, check_condition
+from vocabulary.textnorm import quote_in_page
 
 RESPONSES_FORMAT = "evaudit-responses"
 ITEM_FIELDS = ("conditions", "unclear", "comment", "complete")

@@ -2,7 +2,7 @@
 
 Loading a packet, restoring an annotator's drafts from their own journal,
 resuming at the first incomplete item, navigation, progress, saving one item
-(append + fsync through `audit_app.journal`) and the highlighted page text.
+(append + fsync through `campaign.journal`) and the highlighted page text.
 Nothing here reads the admin key, the campaign store or another person's journal.
 """
 
@@ -17,10 +17,10 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-from audit_app import journal
-from evaudit.errors import InputError
-from packet_builder.textnorm import find_quote
-from policies.gates import ConditionAnswer, QuoteRule, check_condition
+from campaign import journal
+from vocabulary.errors import InputError
+from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition
+from vocabulary.textnorm import find_quote
 
 PACKET_FORMAT = "evaudit-packet"
 
@@ -109,7 +109,7 @@ class Packet:
         return {}
 
     def condition_problems(self, item_id: str, ckey: str, ans: ConditionAnswer) -> tuple[str, ...]:
-        """`policies.gates.check_condition` for one answer, memoized per packet: the gate
+        """`vocabulary.gates.check_condition` for one answer, memoized per packet: the gate
         normalizes whole page texts, and an unchanged answer is re-checked on every rerun."""
         key = (item_id, ckey, ans.answer, ans.pages, tuple(sorted(ans.quotes.items())))
         hit = self._gates.get(key)
@@ -183,7 +183,7 @@ class ItemState:
 
 
 def problems(packet: Packet, item_id: str, state: ItemState) -> dict[str, list[str]]:
-    """The gate messages per condition (as `policies.gates.check_item`, memoized)."""
+    """The gate messages per condition (as `vocabulary.gates.check_item`, memoized)."""
     return {
         ckey: list(packet.condition_problems(item_id, ckey, state.answer(ckey)))
         for ckey in packet.pools(item_id)
@@ -191,7 +191,7 @@ def problems(packet: Packet, item_id: str, state: ItemState) -> dict[str, list[s
 
 
 def is_complete(packet: Packet, item_id: str, state: ItemState | None) -> bool:
-    """Every condition passes the gates (as `policies.gates.item_complete`, memoized)."""
+    """Every condition passes the gates (as `vocabulary.gates.item_complete`, memoized)."""
     if state is None:
         return False
     return not any(

@@ -36,13 +36,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from audit_app import journal  # noqa: E402
 from audit_app.access import add_annotator  # noqa: E402
 from audit_app.session import AnnotatorSession, ItemState, record  # noqa: E402
-from policies.gates import ConditionAnswer  # noqa: E402
+from campaign import journal  # noqa: E402
 from tests.app_fixture import build  # noqa: E402
 from tests.card_driver import at_item, condition  # noqa: E402
 from tests.test_app_browser import ARGS, CHROMIUM, Server, free_port  # noqa: E402
+from vocabulary.gates import ConditionAnswer  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit_app.journal import latest_by_item, read_journal
-from evaudit.errors import InputError
+from campaign.journal import latest_by_item, read_journal
 from packet_builder.project import Project
-from policies.gates import QuoteRule
 from policies.revision import QueryInfo
 from scorers.integrity import collapse, duplicate_groups
 from scorers.responses import ConditionInfo, ItemInfo, ItemResponse, PacketInfo, evaluate_item
+from vocabulary.errors import InputError
+from vocabulary.gates import QuoteRule
 
 
 def sha256_file(path: Path) -> str:

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from audit_app.journal import latest_states
-from evaudit.errors import InputError
+from campaign.journal import latest_states
 from packet_builder.project import Project
+from vocabulary.errors import InputError
 
 PageTable = dict[tuple[str, str, str], dict[int, float]]
 

@@ -201,8 +201,8 @@ def test_number_formats_blank_and_integer_counts() -> None:
 def test_two_streams_with_answers_open_pairwise_and_say_which_raters(
     tmp_path: Path, monkeypatch
 ) -> None:
-    from audit_app import journal
     from audit_app.admin.display import choose_raters, raters_line
+    from campaign import journal
 
     fx = build(tmp_path / "proj", items=6, conditions=2, pages=3)
     simulate(fx.project, "initial", ("alice", "bob"))

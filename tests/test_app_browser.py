@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from audit_app import journal
 from audit_app.access import add_annotator, login_url
+from campaign import journal
 from tests.app_fixture import Fixture, build
 from tests.card_driver import answer, at_item, quote, saved, screen_state, visible_text
 

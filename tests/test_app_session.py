@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit_app import journal
 from audit_app.session import (
     AnnotatorSession,
     ItemState,
@@ -14,8 +13,9 @@ from audit_app.session import (
     step,
 )
 from audit_app.simulate import simulate
-from policies.gates import ConditionAnswer, check_condition
+from campaign import journal
 from tests.app_fixture import build
+from vocabulary.gates import ConditionAnswer, check_condition
 
 
 def test_step_is_clamped_and_always_live() -> None:

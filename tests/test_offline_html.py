@@ -13,9 +13,9 @@ import pytest
 
 from audit_app.offline import build_offline_html
 from audit_app.offline.build import blinded_copy
-from evaudit.errors import InputError
 from packet_builder.leaks import check_text
-from policies.gates import ConditionAnswer, QuoteRule, check_item
+from vocabulary.errors import InputError
+from vocabulary.gates import ConditionAnswer, QuoteRule, check_item
 
 ANNOTATOR = "alice"
 RULE_TEXT = (
@@ -671,10 +671,10 @@ def check_import_into_project(
     built: dict[str, Any], with_bad_quote: Path, final_path: Path, final: dict[str, Any]
 ) -> None:
     """`evaudit responses import` refuses the draft export and takes the final one unchanged."""
-    from audit_app import journal
     from audit_app.access import add_annotator
     from audit_app.responses import import_responses
     from audit_app.session import ItemState, load_packet, record
+    from campaign import journal
     from packet_builder.project import init_project
 
     project, _ = init_project(built["root"] / f"project-{final_path.stem}", admin_password="pw")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from audit_app.journal import append
+from campaign.journal import append
 from packet_builder.challenge import contrast, gold_sets
 from packet_builder.leaks import check_packet, check_text
 from tests.conftest import cli_json, run_cli

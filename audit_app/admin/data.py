@@ -14,13 +14,13 @@ from typing import Any
 
 import pandas as pd
 
-from audit_app import journal
 from audit_app.access import read_registry
 from audit_app.admin.agreement_hook import Summary, summary
 from audit_app.session import ItemState, Packet, load_packet
+from campaign import journal
 from packet_builder.project import Project
-from policies.gates import check_condition
 from policies.grades import derived_grade
+from vocabulary.gates import check_condition
 
 
 def packet_ids(project: Project) -> list[str]:
