@@ -32,7 +32,6 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
-from evaudit.errors import InputError
 from packet_builder.project import (
     Project,
     now_iso,
@@ -40,6 +39,7 @@ from packet_builder.project import (
     verify_secret,
     write_json_atomic,
 )
+from vocabulary.errors import InputError
 
 ROLES = ("annotator", "adjudicator")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from audit_app.session import ItemState
-from policies.gates import ANSWERS, ConditionAnswer
+from vocabulary.gates import ANSWERS, ConditionAnswer
 
 EDIT_OPS = ("answer", "select", "quote", "clear", "unclear", "comment")
 

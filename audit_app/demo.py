@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from audit_app.access import add_annotator, login_url
-from evaudit.errors import InputError
 from packet_builder.project import Project, init_project
+from vocabulary.errors import InputError
 
 PACKET = "initial"
 DEMO_PAIRS = 24  # a packet one person can finish in a demo session

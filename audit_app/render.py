@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from packet_builder.project import Project, write_json_atomic
-from packet_builder.textnorm import find_quote
+from vocabulary.textnorm import find_quote
 
 RENDER_DIR = "render"
 DPI = 110

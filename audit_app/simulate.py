@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from audit_app.session import AnnotatorSession, ItemState
-from evaudit.errors import InputError
 from packet_builder.project import Project
-from packet_builder.textnorm import is_nontrivial, normalize, normalize_with_map, quote_in_page
-from policies.gates import ConditionAnswer
+from vocabulary.errors import InputError
+from vocabulary.gates import ConditionAnswer
+from vocabulary.textnorm import is_nontrivial, normalize, normalize_with_map, quote_in_page
 
 
 def quote_from(text: str, rng: random.Random, words: int = 8) -> str | None:

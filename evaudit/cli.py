@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from evaudit import __version__
-from evaudit.errors import InputError, InputErrors
+from vocabulary.errors import InputError, InputErrors
 
 
 class EvauditGroup(click.Group):

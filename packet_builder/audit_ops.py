@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError
 from packet_builder.campaign_io import (
     RaterChoice,
     Streams,
@@ -27,6 +26,7 @@ from policies.repair import RepairPlan, repair_plan
 from scorers.audit_tables import audit_report
 from scorers.integrity import integrity_report
 from scorers.responses import PacketInfo
+from vocabulary.errors import InputError
 
 
 def agreement_audit(root: Path, packet_name: str, raters: str | None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 from packet_builder.pools import PoolPage
 from packet_builder.records import Condition, Query
 from packet_builder.sampling import salted_hash
-from packet_builder.textnorm import MIN_CHARS, MIN_WORDS
+from vocabulary.textnorm import MIN_CHARS, MIN_WORDS
 
 PACKET_FORMAT = "evaudit-packet"
 KEY_FORMAT = "evaudit-admin-key"

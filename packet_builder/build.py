@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError, InputErrors
 from evaudit.output import progress
 from packet_builder import history, store
 from packet_builder.benchmark_view import (
@@ -40,6 +39,7 @@ from packet_builder.routes.lexical import LexicalRoute
 from packet_builder.routes.original import original_route
 from packet_builder.routes.selected import selected_route
 from packet_builder.sampling import Candidate, salt_for, salted_hash, sample, summary_table
+from vocabulary.errors import InputError, InputErrors
 
 KINDS = ("initial", "adjudication", "challenge")
 QUEUE_FORMAT = "evaudit-adjudication-queue"

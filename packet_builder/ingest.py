@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError, InputErrors
 from evaudit.output import progress
 from packet_builder import store
 from packet_builder.project import Project, now_iso
+from vocabulary.errors import InputError, InputErrors
 
 _DOC_ID = re.compile(r"^[^\s/\\]+$")
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import pandas as pd
 
-from evaudit.errors import InputError
 from packet_builder import store
 from packet_builder.project import Project
 from packet_builder.readers import read_evidence, read_qrels, read_queries, read_run, row_line
 from packet_builder.records import Query
+from vocabulary.errors import InputError
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from evaudit.errors import InputError
+from vocabulary.errors import InputError
 
 
 def read_orbit_table(path: str | Path) -> tuple[dict[str, NDArray[Any]], NDArray[np.int64]]:

@@ -1,7 +1,7 @@
 """The admin override log, `decisions/overrides.jsonl`: read it, validate and append a decision.
 
 An override is an evidence-aware admin decision of one condition (never a vote).
-It passes the same gates as an annotator's answer (policies.gates), and a
+It passes the same gates as an annotator's answer (vocabulary.gates), and a
 rejected one is reported in command-line terms and writes nothing.
 """
 
@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError, InputErrors
 from packet_builder.campaign_io import load_packet_info
 from packet_builder.project import Project, now_iso, open_project
 from policies.adjudication import Override
-from policies.gates import ConditionAnswer, QuoteRule, check_condition
+from vocabulary.errors import InputError, InputErrors
+from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition
 
 
 def load_overrides(project: Project) -> list[Override]:
@@ -58,8 +58,8 @@ def override_problems(
     rule: QuoteRule,
 ) -> list[str]:
     """What is wrong with an override, in command-line terms (the app's gates say it in the
-    browser's): the same checks as policies.gates.check_condition, worded for --page/--quote."""
-    from packet_builder.textnorm import is_nontrivial, quote_in_page
+    browser's): the same checks as vocabulary.gates.check_condition, worded for --page/--quote."""
+    from vocabulary.textnorm import is_nontrivial, quote_in_page
 
     if answer == "no":
         out = []

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError
+from vocabulary.errors import InputError
 
 PROJECT_FORMAT = "evaudit-project"
 SCHEMA_VERSION = 1

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError, InputErrors
 from packet_builder.project import Project
+from vocabulary.errors import InputError, InputErrors
 
 _FIELDS = ("reason", "unresolved", "locked", "page_adjudication")
 

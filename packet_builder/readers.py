@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from evaudit.errors import InputError
 from packet_builder.records import Condition, Evidence, Query
+from vocabulary.errors import InputError
 
 QREL_COLUMNS = ["query_id", "doc_id", "grade"]
 RUN_COLUMNS = ["query_id", "doc_id", "rank", "score", "tag"]

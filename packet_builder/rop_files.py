@@ -14,11 +14,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError, InputErrors
 from scorers.rop.declaration import Validation, parse_declaration_json, referenced_paths, validate
 from scorers.rop.evaluate import RopResult, evaluate
 from scorers.rop.resolver import parse_resolver
 from scorers.rop.targets import compare_targets, parse_target_records
+from vocabulary.errors import InputError, InputErrors
 
 
 def read_declaration_bundle(path: str | Path) -> tuple[bytes, dict[str, bytes | None], str]:

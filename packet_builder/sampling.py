@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evaudit.errors import InputError
+from vocabulary.errors import InputError
 
 STRATUM_FIELDS = ("release", "source", "label")
 

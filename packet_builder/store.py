@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 
-from evaudit.errors import InputError
+from vocabulary.errors import InputError
 
 SCHEMA_VERSION = 1
 

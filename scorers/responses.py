@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from packet_builder.textnorm import is_nontrivial, quote_in_page
-from policies.gates import QuoteRule
+from vocabulary.gates import QuoteRule
+from vocabulary.textnorm import is_nontrivial, quote_in_page
 
 DEFAULT_RULE = QuoteRule()
 

@@ -20,7 +20,7 @@ import pytest
 
 from audit_app import actions
 from audit_app.session import ItemState, Packet
-from policies.gates import ConditionAnswer, QuoteRule
+from vocabulary.gates import ConditionAnswer, QuoteRule
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")

@@ -17,8 +17,8 @@ import pytest
 
 from packet_builder.construction.aliases import concept_key, occurs, plural, singular
 from packet_builder.construction.grading import clue_grade
-from packet_builder.textnorm import normalize
 from policies.grades import distinct_page_assignment
+from vocabulary.textnorm import normalize
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_packets"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from packet_builder.construction.aliases import occurs
 from packet_builder.construction.extract import DocText
 from packet_builder.construction.inventory import _COMMAND, Concept, _proper_name, _verb_phrase
-from packet_builder.textnorm import normalize
+from vocabulary.textnorm import normalize
 
 
 def test_tex_command_names_are_whole_words() -> None:

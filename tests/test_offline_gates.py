@@ -1,4 +1,4 @@
-"""gates.js gives the same messages as policies/gates.py.
+"""gates.js gives the same messages as vocabulary/gates.py.
 
 The file is audit_app/static/gates.js: the judging card's gates, in the app and the offline
 packet alike."""
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from policies.gates import ConditionAnswer, QuoteRule, check_condition
+from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")

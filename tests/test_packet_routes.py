@@ -36,8 +36,8 @@ from packet_builder.routes.fuzzy_filter import (
     partial_ratio_matrix,
 )
 from packet_builder.routes.lexical import LexicalRoute
-from packet_builder.textnorm import normalize
 from tests.test_packet_fixtures import filler
+from vocabulary.textnorm import normalize
 
 VECTORS = Path(__file__).parent / "data" / "textnorm_vectors.json"
 

@@ -7,9 +7,9 @@ import random
 import pytest
 import pytrec_eval
 
-from evaudit.errors import InputError
 from packet_builder.challenge import contrast, gold_sets, ndcg_gold, promotions, split_targets
 from packet_builder.sampling import Candidate, proportional, salt_for, sample, summary_table
+from vocabulary.errors import InputError
 
 STRATA = ("release", "source", "label")
 

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaudit.errors import InputError
 from packet_builder import readers
 from scorers.runs import bind_qrels, measure, rank_run
+from vocabulary.errors import InputError
 
 
 def _slow(monkeypatch: pytest.MonkeyPatch) -> None:

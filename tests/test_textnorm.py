@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from audit_app.offline import unicode_tables
-from packet_builder.textnorm import find_quote, is_nontrivial, normalize, quote_in_page
+from vocabulary.textnorm import find_quote, is_nontrivial, normalize, quote_in_page
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "tests" / "data" / "textnorm_vectors.json").read_text("utf-8"))

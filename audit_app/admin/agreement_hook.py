@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evaudit.errors import InputError
 from packet_builder.project import Project
+from vocabulary.errors import InputError
 
 
 @dataclass(frozen=True)

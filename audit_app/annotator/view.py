@@ -12,7 +12,7 @@ exactly its latest saved state, and one action writes at most one line, which
 differs from the one before only by that action.
 
 The gates run in the card for instant feedback (gates.js) and again on the
-server (`policies.gates`, through `audit_app.session.record`) before a line is
+server (`vocabulary.gates`, through `audit_app.session.record`) before a line is
 written. This module only wires the component to `audit_app.session` and
 `audit_app.actions`.
 """

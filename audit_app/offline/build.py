@@ -2,7 +2,7 @@
 
 The file inlines the page template, the quote normalizer
 (`audit_app/static/textnorm.js`), the gates (`audit_app/static/gates.js`, twin
-of `policies/gates.py`), the judging card (`audit_app/static/card.js` and
+of `vocabulary/gates.py`), the judging card (`audit_app/static/card.js` and
 `card.css`, the same files the Streamlit app mounts), the offline host
 (`app.js`, `style.css`), plus the blinded packet as JSON. A
 Content-Security-Policy allows exactly those inline scripts and the one style
@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from evaudit.errors import InputError
+from vocabulary.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 STATIC = HERE.parent / "static"

@@ -1,7 +1,7 @@
 """Generate the Unicode tables that `audit_app/static/textnorm.js` embeds.
 
 The JavaScript normalizer must give exactly the output of the Python one
-(`packet_builder/textnorm.py`). Two pieces of Python behaviour have no stable
+(`vocabulary/textnorm.py`). Two pieces of Python behaviour have no stable
 browser equivalent, so they are copied from Python's `unicodedata` as tables:
 
 - `unicodedata.combining(ch) != 0` (how the text is split into clusters);

@@ -1,5 +1,5 @@
 /*
- * gates.js: the JavaScript twin of policies/gates.py (same rules, same messages).
+ * gates.js: the JavaScript twin of vocabulary/gates.py (same rules, same messages).
  *
  * Per condition exactly one of yes/no. A yes needs >= 1 selected in-pool page
  * and, per selected page, a nontrivial quote that is a normalized substring of

@@ -1,5 +1,5 @@
 /*
- * textnorm.js: the JavaScript twin of packet_builder/textnorm.py.
+ * textnorm.js: the JavaScript twin of vocabulary/textnorm.py.
  *
  * Normalization (DESIGN.md): Unicode NFKC, case fold, unify quote and dash
  * variants, join hyphenated line breaks, collapse whitespace. It must give the

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from evaudit.errors import InputError
 from evaudit.output import emit_json, table
+from vocabulary.errors import InputError
 
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 _JSON = click.option(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from evaudit.errors import InputError
+from vocabulary.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd

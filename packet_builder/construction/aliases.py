@@ -1,7 +1,7 @@
 """Surface forms of a condition and the exact rule for "occurs on a page".
 
 A condition occurs on a page when its name or one of its aliases occurs in the
-page's normalized text (packet_builder.textnorm.normalize) as a whole word
+page's normalized text (vocabulary.textnorm.normalize) as a whole word
 sequence. Word characters are ASCII letters and digits plus `@` and `_`, and a
 `:` directly followed by a letter: LaTeX internals (`\\start@align`) and expl3
 names (`\\pdfannot_dict_put:nnx`) are one name, so neither `\\start` nor
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from packet_builder.textnorm import normalize
+from vocabulary.textnorm import normalize
 
 TOKEN = re.compile(r"[a-z0-9]+")
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from packet_builder.textnorm import normalize
+from vocabulary.textnorm import normalize
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class DocText:
     doc_id: str
     source: str
     pages: tuple[str, ...]  # raw page text, page 1 first
-    norm_pages: tuple[str, ...]  # packet_builder.textnorm.normalize of each page
+    norm_pages: tuple[str, ...]  # vocabulary.textnorm.normalize of each page
     headings: tuple[str, ...]  # PDF outline (bookmark) titles, in outline order
     sha256: str
 

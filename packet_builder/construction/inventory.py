@@ -33,7 +33,7 @@ from packet_builder.construction.stopwords import (
     WEAK_FIRST,
     WEAK_HEADS,
 )
-from packet_builder.textnorm import normalize
+from vocabulary.textnorm import normalize
 
 # Mined command names end as the occurrence rule ends them (aliases.COMMAND_END), so an
 # internal name such as \\start@align never proposes \\start.

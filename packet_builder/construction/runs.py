@@ -16,7 +16,7 @@ from rank_bm25 import BM25Okapi
 
 from packet_builder.construction.aliases import TOKEN
 from packet_builder.construction.extract import DocText
-from packet_builder.textnorm import normalize
+from vocabulary.textnorm import normalize
 
 RunRow = tuple[str, str, int, float]  # query_id, doc_id, rank, score
 QuerySpec = tuple[str, list[list[str]]]  # query_id, tokens of each condition name

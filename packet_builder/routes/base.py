@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from packet_builder.textnorm import _TRANSLATE
+from vocabulary.textnorm import _TRANSLATE
 
 # Fixed order: pool statistics, the admin key and the docs list routes in this order.
 ROUTE_NAMES = ("original", "selected", "lexical", "bm25", "fuzzy", "construction")

@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from evaudit.errors import InputError
 from scorers.orbit.bootstrap import (
     Progress,
     bootstrap_effects,
@@ -42,6 +41,7 @@ from scorers.orbit.walsh import (
     r_norms,
     walsh,
 )
+from vocabulary.errors import InputError
 
 FloatArray = NDArray[np.float64]
 NONEMPTY_KEYS = [k for k, m in zip(SUBSET_KEYS, NONEMPTY, strict=True) if m]

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from evaudit.errors import InputError, InputErrors
 from scorers.orbit.walsh import INTERFACES
+from vocabulary.errors import InputError, InputErrors
 
 FloatArray = NDArray[np.float64]
 REQUIRED = ("dataset", "reader", "claim_id", "y", "ranker", "z1", "z2", "z3", "correct")

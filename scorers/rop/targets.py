@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from evaudit.errors import InputError
 from scorers.rop.resolver import Resolver
+from vocabulary.errors import InputError
 
 SUBSETS = ("all", "distinct", "aligned")
 

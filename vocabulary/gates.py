@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from packet_builder.textnorm import MIN_CHARS, MIN_WORDS, is_nontrivial, quote_in_page
+from vocabulary.textnorm import MIN_CHARS, MIN_WORDS, is_nontrivial, quote_in_page
 
 ANSWERS = ("yes", "no")
 
