@@ -2,7 +2,7 @@
 
 Tokens are random (`secrets.token_urlsafe(24)`), shown once, and stored only as
 SHA-256 (a 192-bit random token needs no salt or stretching). The admin password
-is stored salted and stretched in `project.json` (see `packet_builder.project`).
+is stored salted and stretched in `project.json` (see `campaign.project`).
 Registry updates hold an exclusive lock so two concurrent `annotator add` calls
 cannot lose each other's entry.
 
@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
-from packet_builder.project import (
+from campaign.project import (
     Project,
     now_iso,
     open_private,

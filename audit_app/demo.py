@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from audit_app.access import add_annotator, login_url
-from packet_builder.project import Project, init_project
+from campaign.project import Project, init_project
 from vocabulary.errors import InputError
 
 PACKET = "initial"

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from packet_builder.project import Project, write_json_atomic
+from campaign.project import Project, write_json_atomic
 from vocabulary.textnorm import find_quote
 
 RENDER_DIR = "render"
@@ -28,7 +28,7 @@ def map_path(root: Path, packet_id: str) -> Path:
 
 def build_page_map(project: Project, packet_id: str) -> Path | None:
     """Write the page map for one packet (admin side); None when no page comes from a PDF."""
-    from packet_builder import store
+    from campaign import store
 
     key = json.loads(project.key_path(packet_id).read_text(encoding="utf-8"))
     with store.connect(project.store_path, read_only=True) as con:

@@ -16,7 +16,7 @@ from typing import Any
 from audit_app.access import read_registry
 from audit_app.session import AnnotatorSession, ItemState, Packet, load_packet, record
 from campaign import journal
-from packet_builder.project import Project, now_iso
+from campaign.project import Project, now_iso
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.gates import ANSWERS, check_condition
 from vocabulary.textnorm import quote_in_page

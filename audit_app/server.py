@@ -70,7 +70,7 @@ def basic_password(scope: Scope) -> str | None:
 def admin_allowed(scope: Scope) -> tuple[bool, str]:
     """Check the admin password of a metrics request (throttled; blocking, PBKDF2)."""
     from audit_app.access import admin_sign_in
-    from packet_builder.project import open_project
+    from campaign.project import open_project
 
     password = basic_password(scope)
     if password is None:

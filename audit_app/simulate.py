@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from audit_app.session import AnnotatorSession, ItemState
-from packet_builder.project import Project
+from campaign.project import Project
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer
 from vocabulary.textnorm import is_nontrivial, normalize, normalize_with_map, quote_in_page

@@ -71,8 +71,8 @@ def raw_loop(files: list[Path]) -> tuple[int, float]:
 
 
 def project_ingest(pdf_dir: Path, workdir: Path, workers: int) -> tuple[int, float]:
+    from campaign.project import init_project
     from packet_builder.ingest import ingest
-    from packet_builder.project import init_project
 
     project, _ = init_project(workdir / f"proj-{workers}", "bench")
     t0 = time.perf_counter()

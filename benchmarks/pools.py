@@ -60,9 +60,9 @@ def source_stamp(bench: Path) -> dict[str, list[int]]:
 
 def build_project_from(bench: Path, root: Path) -> Path:
     """Ingest and load make_corpus.py output (PDF folder or pages.jsonl + benchmark files)."""
+    from campaign.project import init_project
     from packet_builder.ingest import ingest
     from packet_builder.loader import load_benchmark
-    from packet_builder.project import init_project
 
     stamp_file = root / "bench-source.json"
     stamp = source_stamp(bench)
@@ -96,9 +96,9 @@ def build_project_from(bench: Path, root: Path) -> Path:
 
 def synthetic_project(root: Path, docs: int = 750, pages: int = 27, queries: int = 1000) -> Path:
     """Zipf-vocabulary pages with planted condition phrases (some OCR-garbled)."""
+    from campaign.project import init_project
     from packet_builder.ingest import ingest
     from packet_builder.loader import load_benchmark
-    from packet_builder.project import init_project
 
     if (root / "project.json").is_file():
         return root
@@ -189,11 +189,11 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="cap the project targets (0: all)")
     args = ap.parse_args()
 
-    from packet_builder import store
+    from campaign import store
+    from campaign.project import open_project
     from packet_builder.benchmark_view import read_benchmark, read_corpus
     from packet_builder.build import make_routes, target_for
     from packet_builder.pools import PoolPage, build_pool, cap, expect_targets, fuse
-    from packet_builder.project import open_project
     from packet_builder.routes.base import ROUTE_NAMES, Target, fast_normalize, tokenize
     from packet_builder.sampling import salted_hash
 

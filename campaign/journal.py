@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packet_builder.project import now_iso, open_private
+from campaign.project import now_iso, open_private
 
 _TAIL_BYTES = 1 << 16
 

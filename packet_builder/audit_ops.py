@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from campaign.project import Project, open_project, write_json_atomic
 from packet_builder.campaign_io import (
     RaterChoice,
     Streams,
@@ -20,7 +21,6 @@ from packet_builder.campaign_io import (
     pick_raters,
 )
 from packet_builder.overrides_io import load_overrides
-from packet_builder.project import Project, open_project, write_json_atomic
 from policies.adjudication import ConditionDecision, PairFinal, decide, final_grades, summary
 from policies.repair import RepairPlan, repair_plan
 from scorers.audit_tables import audit_report

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from campaign import store
+from campaign.project import Project
 from evaudit.output import progress
-from packet_builder import history, store
+from packet_builder import history
 from packet_builder.benchmark_view import (
     Benchmark,
     read_benchmark,
@@ -28,7 +30,6 @@ from packet_builder.challenge import promotions, split_targets
 from packet_builder.leaks import ordinary_values
 from packet_builder.packets import PacketRow, check_name, earlier_packets, register
 from packet_builder.pools import build_pool, expect_targets
-from packet_builder.project import Project
 from packet_builder.queue_check import check_queue
 from packet_builder.records import Condition, Query
 from packet_builder.routes.base import ROUTE_NAMES, Corpus, Route, Target

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.journal import latest_by_item, read_journal
-from packet_builder.project import Project
+from campaign.project import Project
 from policies.revision import QueryInfo
 from scorers.integrity import collapse, duplicate_groups
 from scorers.responses import ConditionInfo, ItemInfo, ItemResponse, PacketInfo, evaluate_item
@@ -258,7 +258,7 @@ def store_snapshot(
     project: Project,
 ) -> tuple[dict[tuple[str, str], int], dict[str, QueryInfo], str]:
     """Benchmark qrels, queries (n, release, source) and a SHA-256 of both (canonical rows)."""
-    from packet_builder import store
+    from campaign import store
 
     with store.connect(project.store_path, read_only=True) as con:
         qrows = con.execute(

@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from campaign.project import Project, open_project
 from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
 from packet_builder.campaign_io import packet_kinds, sha256_file, store_snapshot
-from packet_builder.project import Project, open_project
 from policies.repair import ACCEPT
 from policies.revision import Review, Stage, revise
 from vocabulary.errors import InputError

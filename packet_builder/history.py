@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.journal import latest_states
-from packet_builder.project import Project
+from campaign.project import Project
 from vocabulary.errors import InputError
 
 PageTable = dict[tuple[str, str, str], dict[int, float]]

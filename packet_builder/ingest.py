@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from campaign import store
+from campaign.project import Project, now_iso
 from evaudit.output import progress
-from packet_builder import store
-from packet_builder.project import Project, now_iso
 from vocabulary.errors import InputError, InputErrors
 
 _DOC_ID = re.compile(r"^[^\s/\\]+$")

@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from packet_builder import store
-from packet_builder.project import Project
+from campaign import store
+from campaign.project import Project
 from packet_builder.readers import read_evidence, read_qrels, read_queries, read_run, row_line
 from packet_builder.records import Query
 from vocabulary.errors import InputError

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from campaign.project import Project, now_iso, open_project
 from packet_builder.campaign_io import load_packet_info
-from packet_builder.project import Project, now_iso, open_project
 from policies.adjudication import Override
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packet_builder import store
+from campaign import store
+from campaign.project import Project, now_iso
 from packet_builder.blinding import packet_bytes, sha256
 from packet_builder.history import read_key
 from packet_builder.leaks import LeakReport, check_packet, check_text
-from packet_builder.project import Project, now_iso
 from vocabulary.errors import InputError
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")

@@ -6,11 +6,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from packet_builder import history, store
+from campaign import store
+from campaign.project import Project
+from packet_builder import history
 from packet_builder.benchmark_view import read_benchmark, read_corpus
 from packet_builder.packets import earlier_packets, list_packets, load_packet
 from packet_builder.pools import fuse, rank_routes
-from packet_builder.project import Project
 from packet_builder.routes.base import ROUTE_NAMES, Target
 
 HELD_OUT = ("selected", "construction")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packet_builder.project import Project
+from campaign.project import Project
 from vocabulary.errors import InputError, InputErrors
 
 _FIELDS = ("reason", "unresolved", "locked", "page_adjudication")

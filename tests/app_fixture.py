@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from packet_builder import store
-from packet_builder.project import Project, init_project, write_json_atomic
+from campaign import store
+from campaign.project import Project, init_project, write_json_atomic
 
 PASSWORD = "admin-pass-123"
 RULE = (

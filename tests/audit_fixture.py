@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packet_builder import store
-from packet_builder.project import Project, init_project
+from campaign import store
+from campaign.project import Project, init_project
 
 
 def page_text(doc_id: str, page: int) -> str:

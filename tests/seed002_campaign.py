@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packet_builder.project import Project
+from campaign.project import Project
 from tests.audit_fixture import Pair, letters, new_project, write_journal, write_packet
 
 

@@ -12,7 +12,7 @@ ANNOTATOR = ROOT / "audit_app" / "annotator"
 FORBIDDEN = (
     "duckdb",
     "pandas",
-    "packet_builder.store",
+    "campaign.store",
     "packet_builder.build",
     "packet_builder.packets",
     "audit_app.admin",
@@ -32,7 +32,7 @@ FORBIDDEN_NAMES = (
     "latest_states",
     "admin_password",
 )
-LOCAL = ("audit_app", "packet_builder", "policies", "scorers", "evaudit")
+LOCAL = ("audit_app", "campaign", "packet_builder", "policies", "scorers", "evaudit", "vocabulary")
 
 
 def _imports(path: Path, *, nested: bool = True) -> set[str]:

@@ -159,7 +159,7 @@ def test_gate_only_split_runs_through_plan_build_and_finalize(tmp_path: Path) ->
 
 
 def root_project(root: Path) -> Any:
-    from packet_builder.project import open_project
+    from campaign.project import open_project
 
     return open_project(root)
 

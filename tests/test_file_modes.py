@@ -15,7 +15,7 @@ import pytest
 
 from audit_app.access import add_annotator
 from campaign import journal
-from packet_builder.project import write_json_atomic
+from campaign.project import write_json_atomic
 from tests.app_fixture import build
 from tests.conftest import run_cli
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from packet_builder.project import Project
+from campaign.project import Project
 from vocabulary.errors import InputError
 
 

@@ -18,7 +18,7 @@ from audit_app.access import read_registry
 from audit_app.admin.agreement_hook import Summary, summary
 from audit_app.session import ItemState, Packet, load_packet
 from campaign import journal
-from packet_builder.project import Project
+from campaign.project import Project
 from policies.grades import derived_grade
 from vocabulary.gates import check_condition
 

@@ -19,7 +19,7 @@ import streamlit as st
 from audit_app.access import admin_sign_in, list_annotators
 from audit_app.admin import data, display
 from audit_app.responses import export_responses
-from packet_builder.project import Project, open_project
+from campaign.project import Project, open_project
 from vocabulary.errors import InputError
 
 

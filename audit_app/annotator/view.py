@@ -34,7 +34,7 @@ from audit_app.annotator.style import PAGE_CSS
 from audit_app.judging import CardSession, apply_outbox
 from audit_app.responses import session_export
 from audit_app.session import AnnotatorSession, card_item, first_incomplete, step
-from packet_builder.project import Project
+from campaign.project import Project
 
 # (page_key, quote) -> PNG bytes, or None when no image exists; built server-side (render.py).
 PageImage = Callable[[str, str | None], bytes | None]

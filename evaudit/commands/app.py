@@ -47,7 +47,7 @@ def annotator_add(
 ) -> None:
     """Register NAME for packets; prints their login URL (the token is shown only now)."""
     from audit_app.access import add_annotator, login_url
-    from packet_builder.project import open_project
+    from campaign.project import open_project
 
     entry, token = add_annotator(open_project(directory), name, list(packets), role)
     url = login_url(token, host, port)
@@ -64,7 +64,7 @@ def annotator_add(
 def annotator_list(directory: Path, as_json: bool) -> None:
     """List registered people, their role, packets and whether they are revoked."""
     from audit_app.access import list_annotators
-    from packet_builder.project import open_project
+    from campaign.project import open_project
 
     people = list_annotators(open_project(directory))
     if as_json:
@@ -83,7 +83,7 @@ def annotator_list(directory: Path, as_json: bool) -> None:
 def annotator_revoke(directory: Path, name: str, as_json: bool) -> None:
     """Revoke NAME's token at once (their journal is kept)."""
     from audit_app.access import revoke_annotator
-    from packet_builder.project import open_project
+    from campaign.project import open_project
 
     entry = revoke_annotator(open_project(directory), name)
     if as_json:
@@ -104,7 +104,7 @@ def responses() -> None:
 def responses_import(directory: Path, file: Path, as_json: bool) -> None:
     """Validate FILE fully (hash, annotator, keys, quotes) and append it to the journal."""
     from audit_app.responses import import_responses
-    from packet_builder.project import open_project
+    from campaign.project import open_project
 
     result = import_responses(open_project(directory), file)
     if as_json:
@@ -126,8 +126,8 @@ def responses_import(directory: Path, file: Path, as_json: bool) -> None:
 def responses_export(directory: Path, packet: str, name: str, out: Path | None) -> None:
     """Write NAME's latest answers on PACKET as an evaudit-responses JSON file."""
     from audit_app.responses import export_responses
+    from campaign.project import open_project, write_json_atomic
     from evaudit.output import dumps
-    from packet_builder.project import open_project, write_json_atomic
 
     doc = export_responses(open_project(directory), packet, name)
     if out is None:
@@ -183,7 +183,7 @@ def responses_simulate(
     A yes quotes a passage around a mention of the condition copied from a displayed
     page, so it passes the gates; seeded and deterministic."""
     from audit_app.simulate import simulate_panel
-    from packet_builder.project import open_project
+    from campaign.project import open_project
 
     names = tuple(n.strip() for n in annotators.split(",") if n.strip())
     saved = simulate_panel(
@@ -246,7 +246,7 @@ def exec_streamlit(root: Path, host: str, port: int) -> None:
 def serve(directory: Path, host: str, port: int) -> None:
     """Start the annotation app for project DIRECTORY (Ctrl+C stops it)."""
     from audit_app.demo import prepare_serving
-    from packet_builder.project import open_project
+    from campaign.project import open_project
 
     project = open_project(directory)
     prepare_serving(project)

@@ -82,8 +82,8 @@ def build_cmd(
     Writes packets/NAME.json and keys/NAME.key.json and registers both in the
     store; refuses (writing nothing) on any error or leak.
     """
+    from campaign.project import open_project
     from packet_builder.build import BuildSpec, build
-    from packet_builder.project import open_project
 
     spec = BuildSpec(
         name=name,
@@ -139,8 +139,8 @@ def export_cmd(
     project_dir: str, name: str, out: Path, fmt: str, annotator: str | None, as_json: bool
 ) -> None:
     """Write packet NAME (never its admin key) to --out."""
+    from campaign.project import open_project
     from packet_builder.packets import export
-    from packet_builder.project import open_project
 
     result = export(open_project(project_dir), name, out, fmt, annotator)
     if as_json:
@@ -155,8 +155,8 @@ def export_cmd(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def check_cmd(project_dir: str, name: str, as_json: bool) -> None:
     """Scan packet NAME for admin-key values; exit 1 on any leak."""
+    from campaign.project import open_project
     from packet_builder.packets import check
-    from packet_builder.project import open_project
 
     report = check(open_project(project_dir), name)
     if as_json:
@@ -175,10 +175,10 @@ def check_cmd(project_dir: str, name: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def stats_cmd(project_dir: str, name: str, as_json: bool) -> None:
     """Pool composition of packet NAME (route memberships are nonexclusive)."""
+    from campaign.project import open_project
     from packet_builder.history import read_key
     from packet_builder.packets import packet_row
     from packet_builder.pool_stats import pool_stats
-    from packet_builder.project import open_project
 
     project = open_project(project_dir)
     packet_row(project, name)
@@ -204,8 +204,8 @@ def stats_cmd(project_dir: str, name: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def recall_cmd(project_dir: str, name: str, as_json: bool) -> None:
     """Held-out recall: known positive pages recovered without the selected/construction routes."""
+    from campaign.project import open_project
     from packet_builder.pool_stats import held_out_recall
-    from packet_builder.project import open_project
 
     result = held_out_recall(open_project(project_dir), name).to_json()
     if as_json:
@@ -219,8 +219,8 @@ def recall_cmd(project_dir: str, name: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def list_cmd(project_dir: str, as_json: bool) -> None:
     """Registered packets, oldest first, with their SHA-256."""
+    from campaign.project import open_project
     from packet_builder.packets import list_packets
-    from packet_builder.project import open_project
 
     rows = list_packets(open_project(project_dir))
     if as_json:

@@ -26,7 +26,7 @@ _JSON = click.option(
 @_JSON
 def init(directory: Path, admin_password: str | None, as_json: bool) -> None:
     """Create a project folder DIRECTORY with its campaign store (audit.duckdb)."""
-    from packet_builder.project import init_project, password_problem
+    from campaign.project import init_project, password_problem
 
     problem = password_problem(admin_password) if admin_password is not None else None
     if problem:  # a chosen password only: a generated one is long and random
@@ -85,8 +85,8 @@ def ingest(
     PDFs that cannot be read, are encrypted, empty or have no text layer are skipped;
     one PyMuPDF could open only by repairing it is kept with a warning. Both are listed
     (`--json`: "skipped" [{file, reason}], "repaired" [{file, warning}])."""
+    from campaign.project import open_project
     from packet_builder.ingest import ingest as run_ingest
-    from packet_builder.project import open_project
 
     report = run_ingest(
         open_project(directory),
@@ -145,8 +145,8 @@ def load(
     as_json: bool,
 ) -> None:
     """Validate and load a benchmark (all files or nothing)."""
+    from campaign.project import open_project
     from packet_builder.loader import load_benchmark
-    from packet_builder.project import open_project
 
     result = load_benchmark(
         open_project(directory),
@@ -170,8 +170,8 @@ def load(
 @_JSON
 def status(directory: Path, as_json: bool) -> None:
     """Counts of documents, pages, queries, conditions, qrels (gold/subset), evidence and runs."""
+    from campaign.project import open_project
     from packet_builder.loader import status as get_status
-    from packet_builder.project import open_project
 
     counts = get_status(open_project(directory))
     if as_json:

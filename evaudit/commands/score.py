@@ -32,8 +32,8 @@ def _queries_from_file(path: Path) -> tuple[list[str], list[int]]:
 
 
 def _store_rows(project: Path, sql: str) -> list[tuple[Any, ...]]:
-    from packet_builder import store
-    from packet_builder.project import open_project
+    from campaign import store
+    from campaign.project import open_project
 
     proj = open_project(project)
     with store.connect(proj.store_path, read_only=True) as con:

@@ -142,7 +142,7 @@ def password_problem(password: str) -> str | None:
 
 def init_project(root: str | Path, admin_password: str | None = None) -> tuple[Project, str | None]:
     """Create the project folder and its store; returns the generated password if one was made."""
-    from packet_builder import store
+    from campaign import store
 
     project = Project(Path(root).resolve())
     if project.meta_path.exists():
