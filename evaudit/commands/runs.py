@@ -1,0 +1,111 @@
+"""`evaudit runs`: fuse runs (RRF, CombSUM, CombMNZ), compose per-condition runs, Gold+Support.
+
+Files are read and written here (packet_builder readers and run_files); the
+rules are pure functions in scorers.fusion, scorers.compose and
+scorers.gold_support (docs/runs.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from vocabulary.errors import InputError
+
+if TYPE_CHECKING:
+    from scorers.fusion import RunInput
+
+_path = click.Path(path_type=Path, dir_okay=False)
+
+
+def _parse_run_spec(spec: str) -> tuple[str | None, Path]:
+    if "=" in spec and not Path(spec).exists():
+        name, _, file = spec.partition("=")
+        if not name:
+            raise InputError(f"empty run name in {spec!r}", hint="use NAME=FILE or FILE")
+        return name, Path(file)
+    return None, Path(spec)
+
+
+def _read_runs(specs: tuple[str, ...]) -> list[RunInput]:
+    """Read every run (file order kept); named by NAME= or the tag of its first line."""
+    from packet_builder.readers import read_run
+    from scorers.fusion import RunInput
+
+    out: list[RunInput] = []
+    seen: dict[str, Path] = {}
+    for spec in specs:
+        name, path = _parse_run_spec(spec)
+        df = read_run(path)
+        name = name or str(df["tag"].iloc[0])
+        if name in seen:
+            raise InputError(
+                f"run name {name!r} is also used by {seen[name]}",
+                file=path,
+                hint="name runs explicitly with --run NAME=FILE",
+            )
+        seen[name] = path
+        out.append(RunInput(name, df["query_id"].to_numpy(), df["doc_id"].to_numpy(),
+                            df["score"].to_numpy()))  # fmt: skip
+    return out
+
+
+def _check_out(out: Path, inputs: list[Path]) -> None:
+    if any(out.resolve() == p.resolve() for p in inputs if p.exists()):
+        raise InputError("the output would overwrite an input run", file=out,
+                         hint="choose another --out")  # fmt: skip
+    if not out.parent.is_dir():
+        raise InputError("the output folder does not exist", file=out, hint="create it first")
+
+
+@click.group("runs")
+def runs() -> None:
+    """Operate on runs: fusion (RRF, CombSUM, CombMNZ), per-condition composition, Gold+Support."""
+
+
+@runs.command("fuse")
+@click.option(
+    "--method", type=click.Choice(["rrf", "combsum", "combmnz"]), default="rrf",
+    show_default=True,
+    help="rrf: sum of 1/(k+rank); combsum/combmnz: sum of min-max scores (x runs listing it).",
+)  # fmt: skip
+@click.option("--k", type=click.IntRange(min=0), default=60, show_default=True,
+              help="RRF constant k (rrf only).")  # fmt: skip
+@click.option("--depth", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Documents taken from each run per query, and kept in the fused run.")  # fmt: skip
+@click.option("--run", "run_specs", multiple=True, required=True, metavar="[NAME=]FILE",
+              help="TREC run to fuse (repeatable, at least two; equal weights).")  # fmt: skip
+@click.option("--out", type=_path, required=True, help="Fused TREC run to write.")
+@click.option("--tag", default=None, help="Tag column of the fused run (default: METHOD_fused).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def fuse_cmd(
+    method: str, k: int, depth: int, run_specs: tuple[str, ...], out: Path, tag: str | None,
+    as_json: bool,
+) -> None:  # fmt: skip
+    """Fuse runs with equal weights; ties keep first appearance over the runs in the order given."""
+    from dataclasses import replace
+
+    from evaudit.output import emit_json
+    from packet_builder.run_files import write_run
+    from scorers.fusion import fuse
+
+    if len(run_specs) < 2:
+        raise InputError("fusion needs at least two runs", hint="pass --run twice or more")
+    _check_out(out, [_parse_run_spec(s)[1] for s in run_specs])
+    inputs = _read_runs(run_specs)
+    ranked, report = fuse(inputs, method=method, k=k, depth=depth)
+    tag = tag or f"{method}_fused"
+    write_run(out, ranked.query_id, ranked.doc_id, ranked.rank, ranked.score, tag)
+    report = replace(report, out=str(out), tag=tag)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    names = ", ".join(r.name for r in report.runs)
+    setting = f"k={k}, " if method == "rrf" else "min-max, "
+    click.echo(f"{method} ({setting}depth {depth}) of {names}: {report.queries} queries, "
+               f"{report.rows} rows written to {out} (tag {tag})")  # fmt: skip
+
+
+COMMANDS: list[click.Command] = [runs]

@@ -1,0 +1,76 @@
+"""Writing TREC runs, and page ids inside a run's docno (`doc_id#page`).
+
+Reading stays in `packet_builder.readers.read_run`; this module writes what
+`evaudit runs fuse` and `evaudit runs compose` produce, atomically (a
+temporary file in the same folder, renamed), so a failed write leaves nothing.
+Scores are written as the shortest text that reads back to the same float.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from vocabulary.errors import InputError
+
+PAGE_SEP = "#"
+
+
+def write_run(path: Path, query_id: Any, doc_id: Any, rank: Any, score: Any, tag: str) -> int:
+    """Write `qid Q0 docid rank score tag` lines; returns the number of lines."""
+    if not tag or any(ch.isspace() for ch in tag):
+        raise InputError(f"run tag {tag!r} must be one word", hint="pass --tag NAME")
+    n = len(rank)
+    table = pa.table(
+        {
+            "q": pa.array(np.asarray(query_id, dtype=object), type=pa.string()),
+            "z": pa.array(["Q0"] * n, type=pa.string()),
+            "d": pa.array(np.asarray(doc_id, dtype=object), type=pa.string()),
+            "r": pa.array(np.asarray(rank, dtype=np.int64)),
+            "s": pa.array(np.asarray(score, dtype=np.float64)),
+            "t": pa.array([tag] * n, type=pa.string()),
+        }
+    )
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            pacsv.write_csv(
+                table,
+                fh,
+                write_options=pacsv.WriteOptions(
+                    include_header=False, delimiter=" ", quoting_style="none"
+                ),
+            )
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write the run ({exc.strerror})", file=path) from exc
+    return n
+
+
+def split_page_ids(doc_ids: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
+    """`doc_id#page` docnos as (doc ids, 1-based page numbers); the last '#' splits.
+
+    A docno without '#', or with a page that is not a positive integer, is an
+    error naming the run file (page-level runs are stated in docs/formats.md).
+    """
+    arr = np.asarray(doc_ids, dtype=object)
+    docs = np.empty(len(arr), dtype=object)
+    pages = np.empty(len(arr), dtype=np.int64)
+    for i, docno in enumerate(arr):
+        doc, sep, page = str(docno).rpartition(PAGE_SEP)
+        if not sep or not doc or not page.isdigit() or int(page) < 1:
+            raise InputError(
+                f"docno {docno!r} is not DOC_ID#PAGE with a page number >= 1",
+                file=source,
+                hint="a page-level run names pages as doc_id#page",
+            )
+        docs[i] = doc
+        pages[i] = int(page)
+    return docs, pages
