@@ -69,7 +69,14 @@ class BoundQrels:
 
     def grades_of(self, keys: Any) -> np.ndarray:
         """Grade of each pair key; 0 when unjudged."""
-        pos = _codes(keys, self.pairs)
+        return self.grades_at(self.positions_of(keys))
+
+    def positions_of(self, keys: Any) -> np.ndarray:
+        """Index of each pair key in `pairs`; -1 when unjudged."""
+        return _codes(keys, self.pairs)
+
+    def grades_at(self, pos: np.ndarray) -> np.ndarray:
+        """Grade at each index of `pairs`; 0 where the index is -1."""
         if len(self.grades) == 0:
             return np.zeros(len(pos), dtype=np.int64)
         return np.where(pos >= 0, self.grades[np.maximum(pos, 0)], 0)
@@ -181,6 +188,9 @@ class TopK:
 
     grades: np.ndarray  # (Q, k) int64
     present: np.ndarray  # (Q,) bool: the run ranks at least one document for the query
+    # (Q, k) index of each top-k document in BoundQrels.pairs (-1 = unjudged or empty): which
+    # judged document sits where, so two runs' top-k can be compared by identity (qrel bound).
+    pair_pos: np.ndarray | None = None
 
 
 def _already_ranked(qidx: np.ndarray, sc: np.ndarray, strict: bool) -> bool:
@@ -236,8 +246,10 @@ def rank_run(
     top = np.flatnonzero(pos < bound.k)
     # Grades are looked up for the top-k rows only: a tenth of a depth-100 run.
     take = pa.array(rows[order[top]])
-    grade = bound.grades_of(pair_keys(pc.take(qarr, take), pc.take(darr, take)))
+    ppos = bound.positions_of(pair_keys(pc.take(qarr, take), pc.take(darr, take)))
     mat = np.zeros((bound.n_queries, bound.k), dtype=np.int64)
-    mat[sq[top], pos[top]] = grade
+    mat[sq[top], pos[top]] = bound.grades_at(ppos)
+    where = np.full((bound.n_queries, bound.k), -1, dtype=np.int64)
+    where[sq[top], pos[top]] = ppos
     present = np.bincount(sq, minlength=bound.n_queries) > 0
-    return TopK(grades=mat, present=present)
+    return TopK(grades=mat, present=present, pair_pos=where)

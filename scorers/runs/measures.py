@@ -33,6 +33,9 @@ class PerQuery:
     gold_ndcg: np.ndarray  # (Q,)
     ndcg: np.ndarray  # (Q,)
     present: np.ndarray  # (Q,) bool
+    # (Q,) index in BoundQrels.pairs of the first judged (grade > 0) document in the top k,
+    # -1 when none: the document that decides gold_first, used by the adversarial qrel bound.
+    first_judged: np.ndarray | None = None
 
     def values(self) -> np.ndarray:
         """(4, Q) per-query values of METRICS, whose means are the run's scores."""
@@ -68,6 +71,11 @@ def measure(bound: BoundQrels, top: TopK) -> PerQuery:
     k = g.shape[1]
     outcome = np.where(fg >= k, MISS, np.where(fs < fg, SUBSET_FIRST, GOLD_FIRST))
     disc = discounts(k)
+    first_judged = None
+    if top.pair_pos is not None:
+        fj = _first_true(g > 0)
+        rows = np.arange(g.shape[0])
+        first_judged = np.where(fj < k, top.pair_pos[rows, np.minimum(fj, k - 1)], -1)
     return PerQuery(
         outcome=outcome.astype(np.int64),
         first_gold=np.where(fg < k, fg + 1, 0),
@@ -75,6 +83,7 @@ def measure(bound: BoundQrels, top: TopK) -> PerQuery:
         gold_ndcg=_safe_ratio(gold.astype(np.float64) @ disc, bound.ideal_gold_dcg),
         ndcg=_safe_ratio(g.astype(np.float64) @ disc, bound.ideal_dcg),
         present=top.present,
+        first_judged=first_judged,
     )
 
 
