@@ -44,9 +44,11 @@ def build_export(packet: Packet, annotator: str, latest: Mapping[str, Mapping[st
 
 
 def session_export(session: AnnotatorSession) -> dict:
-    lines = journal.read_journal(session.journal_path).lines
-    mine = [ln for ln in lines if ln.get("packet_sha256") == session.packet.sha256]
-    return build_export(session.packet, session.annotator, journal.latest_by_item(mine))
+    packet = session.packet
+    read = journal.read_stream(
+        session.journal_path, packet.sha256, packet.item_ids, session.annotator
+    )
+    return build_export(packet, session.annotator, read.latest)
 
 
 def export_responses(project: Project, packet_id: str, annotator: str) -> dict:

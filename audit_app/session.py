@@ -256,19 +256,12 @@ class AnnotatorSession:
         return cls(packet, annotator, path)
 
     def restore(self) -> dict[str, ItemState]:
-        """Every saved draft, latest line per item winning."""
-        lines = journal.read_journal(self.journal_path).lines
-        mine = [
-            ln
-            for ln in lines
-            if ln.get("packet_sha256") == self.packet.sha256
-            and ln.get("annotator") == self.annotator
-        ]
-        self.stale_lines = len(lines) - len(mine)
-        known = set(self.packet.item_ids)
-        return {
-            k: ItemState.from_line(v) for k, v in journal.latest_by_item(mine).items() if k in known
-        }
+        """Every saved draft, by the journal's one rule (`campaign.journal.read_stream`)."""
+        read = journal.read_stream(
+            self.journal_path, self.packet.sha256, self.packet.item_ids, self.annotator
+        )
+        self.stale_lines = read.other_packet_lines
+        return {k: ItemState.from_line(v) for k, v in read.latest.items()}
 
     def save(self, item_id: str, state: ItemState) -> dict[str, Any]:
         """Append the item's full state and fsync; returns the durable line (with seq, ts)."""

@@ -5,6 +5,19 @@ sessions of one annotator) are serialised with an exclusive file lock so
 sequence numbers stay unique and lines never interleave. A crash can leave at
 most one partial final line; readers skip it and the next append starts on a
 fresh line. The latest line (highest seq) per item wins; nothing is rewritten.
+
+Which lines count (`read_stream`, the one rule every reader of responses uses: agreement,
+integrity, pool building, the admin page, the annotator's own session and exports):
+
+1. A line that is not a JSON object with an integer `seq` (a crash's partial last line,
+   a hand-edited line) is skipped and counted (`unparsable_lines`).
+2. Only lines saved on the current version of the packet count: `packet_sha256` equal to
+   the packet file's hash. A line without a hash is not of the current version (the app
+   always writes one), so it is ignored like a line of an older version; both are counted
+   (`other_packet_lines`), as are lines that name another annotator than the file's.
+3. Among the counted lines, the highest `seq` per item wins. Filtering comes first, so a
+   later line of another version never hides the latest line of this one.
+4. Items the packet does not have are left out and counted (`unknown_items`).
 """
 
 from __future__ import annotations
@@ -12,7 +25,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,6 +122,66 @@ def latest_by_item(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+@dataclass(frozen=True)
+class StreamRead:
+    """One annotator's journal read for one packet version, by the rule above."""
+
+    annotator: str
+    path: Path
+    latest: dict[str, dict[str, Any]]  # item_id -> its latest counted line
+    lines: list[dict[str, Any]]  # every counted line of a known item, in seq order
+    unparsable_lines: int
+    other_packet_lines: int
+    unknown_items: int
+
+    def problems(self) -> dict[str, int]:
+        """The counts integrity reports per stream (docs/workflow.md)."""
+        return {
+            "unparsable_lines": self.unparsable_lines,
+            "other_packet_lines": self.other_packet_lines,
+            "unknown_items": self.unknown_items,
+        }
+
+
+def read_stream(
+    path: Path, packet_sha256: str, item_ids: Collection[str], annotator: str | None = None
+) -> StreamRead:
+    """The counted lines of one journal (the module docstring's rule); `annotator`
+    defaults to the file's name."""
+    name = annotator if annotator is not None else path.stem
+    read = read_journal(path)
+    counted = [
+        ln
+        for ln in read.lines
+        if ln.get("packet_sha256") == packet_sha256 and ln.get("annotator", name) == name
+    ]
+    latest = latest_by_item(counted)
+    known = set(item_ids)
+    return StreamRead(
+        annotator=name,
+        path=path,
+        latest={i: ln for i, ln in latest.items() if i in known},
+        lines=sorted((ln for ln in counted if ln.get("item_id") in known), key=_seq),
+        unparsable_lines=read.skipped,
+        other_packet_lines=len(read.lines) - len(counted),
+        unknown_items=sum(1 for i in latest if i not in known),
+    )
+
+
+def _seq(line: dict[str, Any]) -> int:
+    return int(line["seq"])
+
+
+def read_streams(
+    journal_dir: Path, packet_sha256: str, item_ids: Collection[str]
+) -> dict[str, StreamRead]:
+    """annotator -> their journal read by the one rule, for every journal of one packet."""
+    return {
+        name: read_stream(path, packet_sha256, item_ids, name)
+        for name, path in iter_journals(journal_dir)
+    }
+
+
 def journal_path(journal_dir: Path, annotator: str) -> Path:
     return journal_dir / f"{annotator}.jsonl"
 
@@ -121,8 +194,11 @@ def iter_journals(journal_dir: Path) -> Iterator[tuple[str, Path]]:
         yield path.stem, path
 
 
-def latest_states(journal_dir: Path) -> dict[str, dict[str, dict[str, Any]]]:
-    """annotator -> item_id -> latest saved state, for every journal of one packet."""
+def latest_states(
+    journal_dir: Path, packet_sha256: str, item_ids: Collection[str]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """annotator -> item_id -> latest counted line, for every journal of one packet."""
     return {
-        name: latest_by_item(read_journal(path).lines) for name, path in iter_journals(journal_dir)
+        name: read.latest
+        for name, read in read_streams(journal_dir, packet_sha256, item_ids).items()
     }

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from campaign.journal import latest_by_item, read_journal
+from campaign.journal import read_streams
 from campaign.project import Project
 from policies.revision import QueryInfo
 from scorers.integrity import collapse, duplicate_groups
@@ -118,26 +118,17 @@ class Streams:
 
 
 def load_streams(project: Project, packet: PacketInfo) -> Streams:
-    """Every annotator's latest state per item (lines for other packet versions are skipped)."""
-    jdir = project.journal_dir(packet.packet_id)
-    responses: dict[str, dict[str, ItemResponse]] = {}
-    problems: dict[str, dict[str, int]] = {}
-    files = sorted(jdir.glob("*.jsonl")) if jdir.is_dir() else []
-    for path in files:
-        read = read_journal(path)
-        mine = [ln for ln in read.lines if ln.get("packet_sha256") == packet.sha256]
-        latest = latest_by_item(mine)
-        unknown = [i for i in latest if packet.item(i) is None]
-        responses[path.stem] = {
-            i: evaluate_item(path.stem, packet.index[i], line, packet.rule)
-            for i, line in latest.items()
-            if i in packet.index
+    """Every annotator's latest state per item, by the journal's one rule (`read_stream`)."""
+    reads = read_streams(project.journal_dir(packet.packet_id), packet.sha256, packet.index)
+    responses: dict[str, dict[str, ItemResponse]] = {
+        name: {
+            i: evaluate_item(name, packet.index[i], line, packet.rule)
+            for i, line in read.latest.items()
         }
-        problems[path.stem] = {
-            "unparsable_lines": read.skipped,
-            "other_packet_lines": len(read.lines) - len(mine),
-            "unknown_items": len(unknown),
-        }
+        for name, read in reads.items()
+    }
+    problems = {name: read.problems() for name, read in reads.items()}
+    files = [read.path for read in reads.values()]
     groups = duplicate_groups(packet, responses)
     return Streams(dict(collapse(responses, groups)), responses, groups, problems, files)  # type: ignore[arg-type]
 

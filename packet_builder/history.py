@@ -1,7 +1,7 @@
 """Earlier packets of the project, as the `original` and `selected` routes need them.
 
 Edge module: reads admin keys (`keys/NAME.key.json`) and response journals
-(`journals/NAME/*.jsonl`, latest line per annotator and item wins) and maps
+(`journals/NAME/*.jsonl`, read by the journal's one rule, `campaign.journal.read_stream`) and maps
 page keys back to page numbers through each packet's admin key.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from campaign.journal import latest_states
@@ -56,11 +55,10 @@ def selected_pages(project: Project, packets: Iterable[str]) -> PageTable:
     for name in packets:
         key = read_key(project, name)
         index = {(item, ckey): (cond, ident) for item, ckey, cond, ident in _conditions(key)}
-        states = latest_states(Path(project.journal_dir(name)))
+        sha, items_of = str(key.get("packet_sha256")), key.get("items", {})
+        states = latest_states(project.journal_dir(name), sha, items_of)
         for _annotator, items in sorted(states.items()):
             for item_id, line in items.items():
-                if line.get("packet_sha256") not in (None, key.get("packet_sha256")):
-                    continue  # a response to another version of this packet
                 for ckey, answer in (line.get("conditions") or {}).items():
                     found = index.get((item_id, ckey))
                     if not found or not isinstance(answer, dict) or answer.get("answer") != "yes":

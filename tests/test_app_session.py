@@ -71,7 +71,9 @@ def test_simulated_journals_pass_the_gates_and_disagree(tmp_path: Path) -> None:
     saved = simulate(fx.project, "initial", ("a", "b"), seed=3)
     assert saved["a"] == 60 and 0 < saved["b"] <= 60
     pkt = AnnotatorSession.open(fx.project.packets_dir, fx.project.journals_dir, "initial", "a")
-    latest = journal.latest_states(fx.project.journal_dir("initial"))
+    latest = journal.latest_states(
+        fx.project.journal_dir("initial"), pkt.packet.sha256, pkt.packet.item_ids
+    )
     yes_quotes = 0
     disagree = 0
     for item_id, line in latest["a"].items():

@@ -56,16 +56,10 @@ def packets_table(project: Project) -> pd.DataFrame:
 
 
 def _latest(project: Project, packet: Packet) -> dict[str, dict[str, dict[str, Any]]]:
-    """annotator -> item -> latest line, counting only lines saved on this packet version."""
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for name, path in journal.iter_journals(project.journal_dir(packet.packet_id)):
-        lines = [
-            ln
-            for ln in journal.read_journal(path).lines
-            if ln.get("packet_sha256") == packet.sha256
-        ]
-        out[name] = journal.latest_by_item(lines)
-    return out
+    """annotator -> item -> latest line, by the journal's one rule (this packet version)."""
+    return journal.latest_states(
+        project.journal_dir(packet.packet_id), packet.sha256, packet.item_ids
+    )
 
 
 def progress_table(project: Project) -> pd.DataFrame:
@@ -241,17 +235,10 @@ def progress_timeline(project: Project, packet_id: str) -> pd.DataFrame:
     """Complete items per annotator after every save (ts, annotator, complete)."""
     packet = load_packet(project.packet_path(packet_id))
     rows = []
-    for name, path in journal.iter_journals(project.journal_dir(packet_id)):
+    reads = journal.read_streams(project.journal_dir(packet_id), packet.sha256, packet.item_ids)
+    for name, read in reads.items():
         status: dict[str, bool] = defaultdict(bool)
-        lines = sorted(
-            (
-                ln
-                for ln in journal.read_journal(path).lines
-                if ln.get("packet_sha256") == packet.sha256
-            ),
-            key=lambda ln: ln["seq"],
-        )
-        for ln in lines:
+        for ln in read.lines:  # counted lines in seq order: the state after every save
             status[str(ln["item_id"])] = bool(ln.get("complete"))
             rows.append({"ts": ln["ts"], "annotator": name, "complete": sum(status.values())})
     df = pd.DataFrame(rows, columns=["ts", "annotator", "complete"])
