@@ -17,6 +17,7 @@ from typing import Any
 from audit_app.access import add_annotator, login_url
 from campaign.project import Project, init_project
 from vocabulary.errors import InputError
+from vocabulary.progress import Progress, no_progress
 
 PACKET = "initial"
 DEMO_PAIRS = 24  # a packet one person can finish in a demo session
@@ -77,7 +78,7 @@ def build_demo(
     port: int = 8501,
     simulate: bool = False,
     password: str | None = None,
-    quiet: bool = True,
+    progress: Progress = no_progress,
 ) -> dict[str, Any]:
     """Build the demo project; returns folder, password, login URLs and what was simulated."""
     sample = find_sample(sample_dir())
@@ -87,7 +88,7 @@ def build_demo(
     # Build beside the target and rename at the end, so a failure leaves nothing half-built.
     work = final.with_name(f".{final.name}.partial-{os.getpid()}")
     try:
-        info = _build(work, sample, host, port, simulate, password, quiet)
+        info = _build(work, sample, host, port, simulate, password, progress)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -106,14 +107,14 @@ def _build(
     port: int,
     simulate: bool,
     password: str | None,
-    quiet: bool,
+    progress: Progress,
 ) -> dict[str, Any]:
     from packet_builder.build import BuildSpec, build
     from packet_builder.ingest import ingest
     from packet_builder.loader import load_benchmark
 
     project, generated = init_project(root, admin_password=password)
-    ingest(project, pdf_dir=sample.pdf_dir, pages_file=sample.pages, quiet=quiet)
+    ingest(project, pdf_dir=sample.pdf_dir, pages_file=sample.pages, progress=progress)
     load_benchmark(
         project,
         queries=sample.queries,
@@ -121,7 +122,7 @@ def _build(
         evidence=sample.evidence,
         runs=sample.runs,
     )
-    build(project, BuildSpec(name=PACKET, kind="initial", seed=7, total=DEMO_PAIRS, quiet=quiet))
+    build(project, BuildSpec(name=PACKET, kind="initial", seed=7, total=DEMO_PAIRS), progress)
     urls = {}
     for name, role in PEOPLE:
         _entry, token = add_annotator(project, name, [PACKET], role)

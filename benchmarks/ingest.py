@@ -76,7 +76,7 @@ def project_ingest(pdf_dir: Path, workdir: Path, workers: int) -> tuple[int, flo
 
     project, _ = init_project(workdir / f"proj-{workers}", "bench")
     t0 = time.perf_counter()
-    report = ingest(project, pdf_dir=pdf_dir, workers=workers, quiet=True)
+    report = ingest(project, pdf_dir=pdf_dir, workers=workers)
     return report.pages, time.perf_counter() - t0
 
 

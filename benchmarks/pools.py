@@ -75,9 +75,9 @@ def build_project_from(bench: Path, root: Path) -> Path:
     pages = next(iter(sorted(bench.glob("pages*.jsonl"))), None)
     pdf_dir = next((d for d in (bench / "pdfs", bench.parent / "pdfs") if d.is_dir()), None)
     if pages is not None:
-        ingest(project, pages_file=pages, quiet=True)
+        ingest(project, pages_file=pages)
     elif pdf_dir is not None:
-        ingest(project, pdf_dir=pdf_dir, quiet=True)
+        ingest(project, pdf_dir=pdf_dir)
     else:
         sys.exit(f"no pages.jsonl or pdfs/ next to {bench}")
     qrels = next(p for p in (bench / "qrels.txt", bench / "qrels.jsonl") if p.is_file())
@@ -172,7 +172,7 @@ def synthetic_project(root: Path, docs: int = 750, pages: int = 27, queries: int
     (work / "qrels.txt").write_text("\n".join(qrels) + "\n")
     (work / "evidence.jsonl").write_text("".join(json.dumps(e) + "\n" for e in evidence))
     project, _ = init_project(root, "bench")
-    ingest(project, pages_file=work / "pages.jsonl", quiet=True)
+    ingest(project, pages_file=work / "pages.jsonl")
     load_benchmark(
         project,
         queries=work / "queries.jsonl",

@@ -16,7 +16,6 @@ from typing import Any
 
 from campaign import store
 from campaign.project import Project
-from evaudit.output import progress
 from packet_builder import history
 from packet_builder.benchmark_view import (
     Benchmark,
@@ -41,6 +40,7 @@ from packet_builder.routes.original import original_route
 from packet_builder.routes.selected import selected_route
 from packet_builder.sampling import Candidate, salt_for, salted_hash, sample, summary_table
 from vocabulary.errors import InputError, InputErrors
+from vocabulary.progress import Progress, no_progress
 
 KINDS = ("initial", "adjudication", "challenge")
 QUEUE_FORMAT = "evaudit-adjudication-queue"
@@ -64,7 +64,6 @@ class BuildSpec:
     k: int = 10
     controls: int = 25
     routes: Sequence[str] = ROUTE_NAMES
-    quiet: bool = False
 
     def page_bounds(self) -> tuple[int, int]:
         if self.kind == "initial":
@@ -321,7 +320,7 @@ def target_for(query: Query, doc_id: str, cond: Condition) -> Target:
     )
 
 
-def build(project: Project, spec: BuildSpec) -> BuildResult:
+def build(project: Project, spec: BuildSpec, progress: Progress = no_progress) -> BuildResult:
     _check_spec(spec)
     check_name(project, spec.name)
     salt = salt_for(spec.seed)
@@ -373,9 +372,7 @@ def build(project: Project, spec: BuildSpec) -> BuildResult:
             if c.condition_id in judge
         ],
     )
-    for query, doc_id, grade, order_hash, judge, status, extra in progress(
-        by_doc, desc="pools", quiet=spec.quiet
-    ):
+    for query, doc_id, grade, order_hash, judge, status, extra in progress(by_doc, desc="pools"):
         shown = corpus.shown_pages(doc_id)
         conds = []
         for pos, cond in enumerate(query.conditions, start=1):

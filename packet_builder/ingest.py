@@ -22,8 +22,8 @@ from typing import Any
 
 from campaign import store
 from campaign.project import Project, now_iso
-from evaudit.output import progress
 from vocabulary.errors import InputError, InputErrors
+from vocabulary.progress import Progress, no_progress
 
 _DOC_ID = re.compile(r"^[^\s/\\]+$")
 
@@ -138,7 +138,7 @@ def _check_doc_id(doc_id: str, where: Path) -> None:
 
 
 def collect_pdfs(
-    pdf_dir: Path, known: dict[str, str], workers: int, quiet: bool, report: IngestReport
+    pdf_dir: Path, known: dict[str, str], workers: int, progress: Progress, report: IngestReport
 ) -> list[DocPages]:
     """The readable PDFs of a folder; fills `report`'s skipped, repaired and unchanged."""
     if not pdf_dir.is_dir():
@@ -157,14 +157,14 @@ def collect_pdfs(
     tasks = [(str(f), known.get(f.stem)) for f in order]
     results: list[_Extracted] = []
     if workers <= 1:
-        for t in progress(tasks, desc="extract", quiet=quiet):
+        for t in progress(tasks, desc="extract"):
             results.append(_extract_pdf(t))
     else:
         import pymupdf  # noqa: F401  (imported before the fork so workers inherit it)
 
         with ProcessPoolExecutor(max_workers=workers) as pool:
             it = pool.map(_extract_pdf, tasks, chunksize=1)
-            results.extend(progress(it, total=len(tasks), desc="extract", quiet=quiet))
+            results.extend(progress(it, total=len(tasks), desc="extract"))
     docs: list[DocPages] = []
     for path_str, sha, texts, reason, warning in sorted(results, key=lambda r: r[0]):
         path = Path(path_str)
@@ -313,7 +313,7 @@ def ingest(
     ocr_dir: Path | None = None,
     pages_file: Path | None = None,
     workers: int | None = None,
-    quiet: bool = False,
+    progress: Progress = no_progress,
     strict: bool = False,
 ) -> IngestReport:
     """Ingest one source. `strict`: any skipped or repaired file is an error, and then
@@ -325,7 +325,7 @@ def ingest(
     report = IngestReport()
     if pdf_dir is not None:
         n_workers = workers or max(1, min(os.cpu_count() or 1, 8))
-        docs = collect_pdfs(pdf_dir, known, n_workers, quiet, report)
+        docs = collect_pdfs(pdf_dir, known, n_workers, progress, report)
     elif ocr_dir is not None:
         docs, report.unchanged = collect_ocr(ocr_dir, known)
     else:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from evaudit.output import emit_json, table
+from evaudit.output import emit_json, progress_bar
+from vocabulary.tables import table
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 _DIR = click.argument("directory", type=click.Path(path_type=Path))
@@ -272,7 +273,9 @@ def demo(
     """Build a demo project from sample_packets/, print login URLs and the admin password, serve."""
     from audit_app.demo import build_demo
 
-    info = build_demo(folder, host=host, port=port, simulate=simulate, quiet=as_json)
+    info = build_demo(
+        folder, host=host, port=port, simulate=simulate, progress=progress_bar(quiet=as_json)
+    )
     if as_json:
         emit_json(info)
     else:

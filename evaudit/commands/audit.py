@@ -12,7 +12,8 @@ from typing import Any
 
 import click
 
-from evaudit.output import emit_json, table
+from evaudit.output import emit_json
+from vocabulary.tables import table
 
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 _PACKET = click.argument("packet")

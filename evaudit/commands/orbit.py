@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 import click
 
 
@@ -107,7 +105,7 @@ def analyze(
     """Effects g and h per interface, Walsh coefficients, R norms with simultaneous bounds,
     decisions (H1/H2a/H2b, sign classes) and the selector comparison for FILE (CSV or
     Parquet, one row per dataset, reader, claim, ranker and interface)."""
-    from evaudit.output import emit_json, progress
+    from evaudit.output import emit_json, progress_bar
     from packet_builder.orbit_table import load_orbit_data
     from scorers.orbit.analysis import Options
     from scorers.orbit.analysis import analyze as run_analysis
@@ -137,10 +135,7 @@ def analyze(
         canonical=canonical,
     )
 
-    def bar(items: Iterable[int]) -> Iterator[int]:
-        return progress(items, desc="bootstrap", quiet=as_json)
-
-    result = run_analysis(data, options, progress=bar)
+    result = run_analysis(data, options, progress=progress_bar(quiet=as_json))
     if as_json:
         emit_json(result)
     else:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from evaudit.output import emit_json, table
+from evaudit.output import emit_json, progress_bar
+from vocabulary.tables import table
 
 ROUTES = "original,selected,lexical,bm25,fuzzy,construction"
 
@@ -102,9 +103,8 @@ def build_cmd(
         k=k,
         controls=controls,
         routes=[r.strip() for r in routes.split(",") if r.strip()],
-        quiet=as_json,
     )
-    result = build(open_project(project_dir), spec)
+    result = build(open_project(project_dir), spec, progress_bar(quiet=as_json))
     out = result.to_json()
     if as_json:
         emit_json(out)

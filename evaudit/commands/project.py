@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from evaudit.output import emit_json, table
+from evaudit.output import emit_json, progress_bar
 from vocabulary.errors import InputError
+from vocabulary.tables import table
 
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 _JSON = click.option(
@@ -94,7 +95,7 @@ def ingest(
         ocr_dir=ocr_dir,
         pages_file=pages_file,
         workers=workers,
-        quiet=as_json,
+        progress=progress_bar(quiet=as_json),
         strict=strict,
     )
     if as_json:

@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from evaudit.output import emit_json, table
+from evaudit.output import emit_json
+from vocabulary.tables import table
 
 
 @click.group(name="rop")

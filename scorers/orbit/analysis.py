@@ -10,7 +10,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorers.orbit.bootstrap import (
-    Progress,
     bootstrap_effects,
     max_t_intervals,
     percentile_interval,
@@ -42,6 +41,7 @@ from scorers.orbit.walsh import (
     walsh,
 )
 from vocabulary.errors import InputError
+from vocabulary.progress import Progress, no_progress
 
 FloatArray = NDArray[np.float64]
 NONEMPTY_KEYS = [k for k, m in zip(SUBSET_KEYS, NONEMPTY, strict=True) if m]
@@ -90,7 +90,7 @@ def _pair(lo: float, hi: float) -> list[float]:
     return [float(lo), float(hi)]
 
 
-def analyze(data: OrbitData, opt: Options, progress: Progress | None = None) -> dict[str, Any]:
+def analyze(data: OrbitData, opt: Options, progress: Progress = no_progress) -> dict[str, Any]:
     """Run the audit; every random draw comes from ``opt.seed`` (same seed, same output)."""
     confirmatory = _check_options(data, opt)
     t = opt.thresholds

@@ -8,16 +8,14 @@ count matrices and pushed through one matrix product per state (no per-replicate
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-
 import numpy as np
 from numpy.typing import NDArray
 
 from scorers.orbit.design import Dataset
 from scorers.orbit.effects import effects, state_blocks
+from vocabulary.progress import Progress, no_progress
 
 FloatArray = NDArray[np.float64]
-Progress = Callable[[Iterable[int]], Iterator[int]]
 CHUNK = 1000  # replicates per block: bounds memory at CHUNK x claims counts per state
 
 
@@ -32,15 +30,13 @@ def bootstrap_effects(
     dataset: Dataset,
     replicates: int,
     rng: np.random.Generator,
-    progress: Progress | None = None,
+    progress: Progress = no_progress,
 ) -> FloatArray:
     """(replicates, E, 2, 8) bootstrap g/h cells for every environment of the dataset."""
     plus, minus = state_blocks(dataset)
     out = np.empty((replicates, len(dataset.environments), 2, 8))
-    starts: Iterable[int] = range(0, replicates, CHUNK)
-    if progress is not None:
-        starts = progress(starts)
-    for start in starts:
+    starts = range(0, replicates, CHUNK)
+    for start in progress(starts, total=len(starts), desc="bootstrap"):
         size = min(CHUNK, replicates - start)
         w_plus = resample_counts(rng, len(plus.index), size)
         w_minus = resample_counts(rng, len(minus.index), size)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaudit.output import table
+from vocabulary.tables import table
 
 
 def _ci(lo: float | None, hi: float | None) -> str:
