@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,11 @@ from packet_builder.leaks import LeakReport, check_packet, check_text
 from vocabulary.errors import InputError
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+# (packet, packet SHA-256, annotator) -> one self-contained HTML page. The offline page is
+# the app's judging card, so the front end that owns it (audit_app.offline) is passed in:
+# the builder layer never imports the app (docs/architecture.md).
+HtmlBuilder = Callable[[dict[str, Any], str, str], str]
 
 
 @dataclass(frozen=True)
@@ -178,23 +184,27 @@ def check(project: Project, name: str) -> LeakReport:
 
 
 def export(
-    project: Project, name: str, out: Path, fmt: str = "json", annotator: str | None = None
+    project: Project,
+    name: str,
+    out: Path,
+    fmt: str = "json",
+    annotator: str | None = None,
+    html_builder: HtmlBuilder | None = None,
 ) -> dict[str, Any]:
-    """Write the packet (JSON: the exact built bytes) or the offline HTML for one annotator."""
+    """Write the packet (JSON: the exact built bytes) or the offline HTML for one annotator,
+    made by `html_builder` and checked for admin-key values before anything is written."""
     packet, data, row = load_packet(project, name)
     if fmt == "json":
         payload = data
     elif fmt == "html":
         if not annotator:
             raise InputError("--format html needs --annotator NAME")
-        try:
-            from audit_app.offline import build_offline_html  # type: ignore[attr-defined]
-        except ImportError as exc:
+        if html_builder is None:
             raise InputError(
-                "HTML export not available (audit_app.offline is not installed)",
+                "HTML export not available (no offline page builder)",
                 hint="export --format json instead",
-            ) from exc
-        html = build_offline_html(packet, row.sha256, annotator)
+            )
+        html = html_builder(packet, row.sha256, annotator)
         report = check_text(html, read_key(project, name))
         if report.leaks:
             raise leak_error(report, name)

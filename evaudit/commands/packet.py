@@ -139,10 +139,11 @@ def export_cmd(
     project_dir: str, name: str, out: Path, fmt: str, annotator: str | None, as_json: bool
 ) -> None:
     """Write packet NAME (never its admin key) to --out."""
+    from audit_app.offline import build_offline_html
     from campaign.project import open_project
     from packet_builder.packets import export
 
-    result = export(open_project(project_dir), name, out, fmt, annotator)
+    result = export(open_project(project_dir), name, out, fmt, annotator, build_offline_html)
     if as_json:
         emit_json(result)
     else:
