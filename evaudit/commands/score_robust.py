@@ -1,0 +1,229 @@
+"""`evaudit score sensitivity | bound` and the `--block` / `--by` options of nclue and compare.
+
+Thin: parse options, load inputs with the helpers of `evaudit.commands.score`,
+call one pure function of `scorers.runs` (selection, sensitivity, qrel_bound,
+slices) and print its typed report. Imported at the end of score.py, which
+registers these commands on the `score` group.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from evaudit.commands.score import (
+    _bind,
+    _common_options,
+    _load_qrels,
+    _load_queries,
+    _parse_pairs,
+    _path,
+    _score_run_files,
+    _store_rows,
+    score,
+)
+from vocabulary.errors import InputError
+
+if TYPE_CHECKING:
+    from scorers.runs import BoundQrels, PerQuery
+    from scorers.runs.slices import SliceReport
+
+
+# ---- --block NAME=BASE:V1,V2 ---------------------------------------------------------------
+
+
+def parse_blocks(specs: tuple[str, ...], tags: list[str]) -> list[tuple[str, str, list[str]]]:
+    """NAME=BASE:VARIANT1,VARIANT2,... ; run names may contain ':' (the known split wins)."""
+    out: list[tuple[str, str, list[str]]] = []
+    known = set(tags)
+    for spec in specs:
+        name, eq, rest = spec.partition("=")
+        cuts = [i for i, ch in enumerate(rest) if ch == ":"]
+        found = [
+            (rest[:i], rest[i + 1 :].split(","))
+            for i in cuts
+            if rest[:i] in known and all(v in known for v in rest[i + 1 :].split(","))
+        ]
+        if not eq or not name or not found:
+            raise InputError(
+                f"--block {spec!r} is not NAME=BASE:VARIANT1,VARIANT2,... over known run names",
+                hint=f"run names: {', '.join(tags)}",
+            )
+        base, variants = found[0]
+        if base in variants or len(set(variants)) != len(variants):
+            raise InputError(
+                f"--block {spec!r} repeats a run", hint="list each variant once, not the base"
+            )
+        out.append((name, base, variants))
+    if len({b[0] for b in out}) != len(out):
+        raise InputError("two --block options have the same NAME", hint="name blocks uniquely")
+    return out
+
+
+# ---- --by SPEC ----------------------------------------------------------------------------
+
+
+def _query_attrs(queries: Path | None, project: Path | None) -> tuple[list[str], list[str]]:
+    """(release, source) per query, in the order _load_queries returns the queries."""
+    if queries is not None:
+        from packet_builder.readers import read_queries
+
+        qs = read_queries(queries)
+        return [q.release for q in qs], [q.source for q in qs]
+    assert project is not None
+    rows = _store_rows(project, "SELECT release, source FROM queries ORDER BY position, query_id")
+    return [str(r[0] or "") for r in rows], [str(r[1] or "") for r in rows]
+
+
+def _page_counts(pages: Path | None, project: Path | None) -> dict[str, int]:
+    """Pages per document: a pages.jsonl (distinct pages per doc_id) or the store's documents."""
+    if pages is not None:
+        from packet_builder.readers import json_lines
+
+        seen: dict[str, set[Any]] = {}
+        for lineno, obj in json_lines(pages):
+            doc = obj.get("doc_id")
+            if not isinstance(doc, str) or "page" not in obj:
+                raise InputError(
+                    "expected {\"doc_id\", \"page\", ...}", file=pages, line=lineno,
+                    hint="give the corpus pages.jsonl",
+                )  # fmt: skip
+            seen.setdefault(doc, set()).add(obj["page"])
+        return {d: len(p) for d, p in seen.items()}
+    if project is not None:
+        rows = _store_rows(project, "SELECT doc_id, n_pages FROM documents")
+        return {str(d): int(n) for d, n in rows if n is not None}
+    raise InputError(
+        "--by lmin needs page counts", hint="pass --pages pages.jsonl or --project DIR"
+    )
+
+
+def slices_for(
+    by: tuple[str, ...],
+    bound: BoundQrels,
+    scored: dict[str, PerQuery],
+    pairs: list[tuple[str, str]],
+    *,
+    queries: Path | None,
+    project: Path | None,
+    pages: Path | None,
+    bootstrap: int,
+    seed: int,
+) -> SliceReport:
+    from scorers.runs.slices import parse_slice, query_factors, slice_report
+
+    specs = []
+    for text in by:
+        try:
+            specs.append(parse_slice(text))
+        except ValueError as exc:
+            raise InputError(f"--by {text!r}: {exc}") from exc
+    factors = {s.factor for s in specs}
+    release = source = None
+    if factors & {"release", "source"}:
+        release, source = _query_attrs(queries, project)
+    counts = None
+    if "lmin" in factors:
+        counts = _page_counts(pages, project)
+        from scorers.runs.sensitivity import memberships
+
+        lacking = [d for d in memberships(bound, "gold").doc_ids if d not in counts]
+        if lacking:
+            raise InputError(
+                f"gold document {lacking[0]!r} has no page count "
+                f"({len(lacking)} gold document(s) lack one)",
+                file=pages or project,
+                hint="ingest every gold document, or give the corpus pages.jsonl",
+            )
+    f = query_factors(bound, release, source, counts)
+    return slice_report(bound, scored, specs, f, pairs, bootstrap=bootstrap, seed=seed)
+
+
+def emit(as_json: bool, obj: dict[str, Any], text: str) -> None:
+    from evaudit.output import emit_json
+
+    emit_json(obj) if as_json else click.echo(text)
+
+
+# ---- score sensitivity --------------------------------------------------------------------
+
+
+@score.command("sensitivity")
+@_common_options(k=True)
+@click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
+@click.option(
+    "--membership", type=click.Choice(["gold", "judged"]), default="gold", show_default=True,
+    help="Query-document memberships: gold documents, or every judged gold/partial document.",
+)  # fmt: skip
+@click.option("--draws", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Crossed and one-query-per-document draws.")  # fmt: skip
+@click.option("--remove-top", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Remove the queries of this many highest-degree documents.")  # fmt: skip
+@click.option("--metric", type=click.Choice(["nclue", "gold_hit", "gold_ndcg", "ndcg"]),
+              default="nclue", show_default=True, help="Per-query measure of the gap.")  # fmt: skip
+def sensitivity_cmd(
+    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
+    seed: int, as_json: bool, qrels: Path | None, membership: str, draws: int, remove_top: int,
+    metric: str,
+) -> None:  # fmt: skip
+    """Shared-document sensitivity of VARIANT - BASE (the first --run is BASE, the second VARIANT)."""
+    from scorers.runs import METRICS
+    from scorers.runs.sensitivity import sensitivity_report
+
+    if len(runs) != 2:
+        raise InputError(
+            f"score sensitivity takes exactly two runs, got {len(runs)}",
+            hint="pass --run BASE --run VARIANT",
+        )
+    qids, n = _load_queries(queries, project)
+    frame, source = _load_qrels(qrels, project, "--qrels")
+    bound = _bind(qids, n, frame, source, k)
+    (scored,) = _score_run_files(runs, [bound], ties, as_json)
+    base, variant = list(scored)
+    j = METRICS.index(metric)
+    d = scored[variant].values()[j] - scored[base].values()[j]
+    rep = sensitivity_report(
+        bound, d, base=base, variant=variant, metric=metric, membership=membership,
+        draws=draws, seed=seed, remove_top=remove_top,
+    )  # fmt: skip
+    emit(as_json, rep.to_json(), rep.to_text())
+
+
+# ---- score bound --------------------------------------------------------------------------
+
+
+def _budgets(text: str) -> list[int]:
+    try:
+        ks = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        ks = []
+    if not ks or any(x < 0 for x in ks):
+        raise InputError(f"--k {text!r} is not a list of promotion budgets", hint="e.g. --k 1,2,3")
+    return ks
+
+
+@score.command("bound")
+@_common_options(k=False, seed=False)
+@click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
+@click.option("--pair", "pairs", multiple=True, metavar="BASE:VARIANT", required=True,
+              help="A contrast to bound (repeatable).")  # fmt: skip
+@click.option("--k", "budgets", default="1,2,3", show_default=True, metavar="K1,K2,...",
+              help="Promotion budgets: at most k judged subsets per query become gold.")  # fmt: skip
+@click.option("--cutoff", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Rank cutoff of n-Clue Score and of the top-k union.")  # fmt: skip
+def bound_cmd(
+    queries: Path | None, project: Path | None, runs: tuple[str, ...], ties: str,
+    as_json: bool, qrels: Path | None, pairs: tuple[str, ...], budgets: str, cutoff: int,
+) -> None:  # fmt: skip
+    """Exact min and max of variant - base n-Clue Score after promoting judged subsets to gold."""
+    from scorers.runs.qrel_bound import bound_report
+
+    ks = _budgets(budgets)
+    qids, n = _load_queries(queries, project)
+    frame, source = _load_qrels(qrels, project, "--qrels")
+    bound = _bind(qids, n, frame, source, cutoff)
+    (scored,) = _score_run_files(runs, [bound], ties, as_json)
+    rep = bound_report(bound, scored, _parse_pairs(pairs, list(scored)), ks)
+    emit(as_json, rep.to_json(), rep.to_text())

@@ -1,0 +1,130 @@
+"""`evaudit score compare --block/--by`, `score nclue --by`, `score sensitivity`, `score bound`:
+JSON shape, values equal to the library's, tables, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from evaudit.cli import cli
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_packets"
+RUNS = sorted((SAMPLE / "runs").glob("*.trec"))
+
+
+def _run(args: list[object]) -> tuple[int, str, str]:
+    res = CliRunner().invoke(cli, [str(a) for a in args])
+    return res.exit_code, res.stdout, res.stderr
+
+
+def _inputs() -> list[object]:
+    args: list[object] = ["--queries", SAMPLE / "queries.jsonl", "--qrels", SAMPLE / "qrels.txt"]
+    for r in RUNS:
+        args += ["--run", r]
+    return args
+
+
+def test_compare_block_json_and_table() -> None:
+    base = ["score", "compare", *_inputs(), "--draws", "500", "--bootstrap", "100"]
+    blocks = ["--block", "comp=bm25_doc:bm25_and,bm25_page", "--block", "fus=bm25_page:rrf"]
+    code, out, err = _run([*base, *blocks, "--json"])
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["pairs"] == [] and [b["name"] for b in rep["blocks"]] == ["comp", "fus"]
+    comp = rep["blocks"][0]
+    assert {"base", "endpoints", "selected", "max_t", "p_selection", "p_selection_holm"} <= set(
+        comp
+    )
+    assert [e["variant"] for e in comp["endpoints"]] == ["bm25_and", "bm25_page"]
+    assert comp["selected"] == "bm25_and"  # the higher n-Clue Score endpoint
+    assert comp["p_selection_holm"] >= comp["p_selection"]
+    code, text, _ = _run([*base, *blocks, "--pair", "bm25_doc:rrf"])
+    assert code == 0 and "Sel.+Holm p" in text and "pairs Holm p" in text
+    # The plain Holm column never claims selection adjustment.
+    assert "not selection-adjusted" in text
+
+
+def test_compare_by_slices_and_pages_file(tmp_path: Path) -> None:
+    pages = tmp_path / "pages.jsonl"
+    docs = {
+        json.loads(line)["doc_id"] for line in (SAMPLE / "qrels.jsonl").read_text().splitlines()
+    }
+    pages.write_text(
+        "".join(
+            json.dumps({"doc_id": d, "page": p, "text": "x"}) + "\n"
+            for i, d in enumerate(sorted(docs))
+            for p in range(1, 2 + 3 * i)
+        )
+    )
+    args = ["score", "compare", *_inputs(), "--pair", "bm25_page:rrf", "--draws", "200",
+            "--bootstrap", "100", "--by", "n", "--by", "source", "--by", "lmin:10,30",
+            "--pages", pages, "--json"]  # fmt: skip
+    code, out, err = _run(args)
+    assert code == 0, err
+    sl = json.loads(out)["slices"]
+    assert [s["spec"] for s in sl["slices"]] == ["n", "source", "lmin:10,30"]
+    by_n = sl["slices"][0]["cells"]
+    assert sum(c["queries"] for c in by_n) == sl["queries"] == 30
+    assert by_n[0]["contrasts"][0]["base"] == "bm25_page"
+    code, out, _ = _run(["score", "nclue", *_inputs(), "--by", "dplus:3,5", "--json",
+                         "--bootstrap", "0"])  # fmt: skip
+    assert code == 0 and json.loads(out)["slices"]["slices"][0]["spec"] == "dplus:3,5"
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--block", "comp=bm25_doc:nope"], "--block 'comp=bm25_doc:nope'"),
+        (["--block", "bm25_doc:rrf"], "NAME=BASE:VARIANT1"),
+        (["--block", "a=bm25_doc:rrf", "--block", "a=bm25_doc:bm25_and"], "same NAME"),
+        (["--pair", "bm25_doc:rrf", "--by", "size"], "unknown slice factor"),
+        (["--pair", "bm25_doc:rrf", "--by", "lmin:30"], "needs page counts"),
+        (["--pair", "bm25_doc:rrf", "--by", "dplus:5,3"], "increasing cut points"),
+    ],
+)
+def test_compare_bad_options_one_line(extra: list[str], needle: str) -> None:
+    code, out, err = _run(["score", "compare", *_inputs(), "--draws", "10", *extra])
+    assert code != 0 and out == ""
+    assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_sensitivity_json_matches_library() -> None:
+    import numpy as np
+
+    from packet_builder.readers import read_qrels, read_queries, read_run
+    from scorers.runs import bind_qrels, measure, rank_run
+    from scorers.runs.sensitivity import sensitivity_report
+
+    runs = [SAMPLE / "runs" / "bm25_page.trec", SAMPLE / "runs" / "rrf.trec"]
+    args = ["score", "sensitivity", "--queries", SAMPLE / "queries.jsonl", "--qrels",
+            SAMPLE / "qrels.txt", "--run", runs[0], "--run", runs[1], "--draws", "300",
+            "--membership", "judged", "--json"]  # fmt: skip
+    code, out, err = _run(args)
+    assert code == 0, err
+    rep = json.loads(out)
+    qs = read_queries(SAMPLE / "queries.jsonl")
+    qr = read_qrels(SAMPLE / "qrels.txt")
+    b = bind_qrels([q.query_id for q in qs], [q.n for q in qs], qr.query_id, qr.doc_id, qr.grade)
+    pq = [measure(b, rank_run(b, r.query_id, r.doc_id, r.score)) for r in map(read_run, runs)]
+    d = pq[1].values()[0] - pq[0].values()[0]
+    want = sensitivity_report(b, d, base="bm25_page", variant="rrf", membership="judged",
+                              draws=300, seed=11).to_json()  # fmt: skip
+    assert rep == json.loads(json.dumps(want))
+    assert rep["observed"] == pytest.approx(float(np.mean(d)))
+    one_run = ["score", "sensitivity", "--queries", SAMPLE / "queries.jsonl", "--run", runs[0]]
+    code, _, err = _run(one_run)
+    assert code != 0 and "exactly two runs" in err
+
+
+def test_bound_json_and_budget_errors() -> None:
+    args = ["score", "bound", *_inputs(), "--pair", "bm25_page:rrf", "--k", "0,1,3", "--json"]
+    code, out, err = _run(args)
+    assert code == 0, err
+    row = json.loads(out)["contrasts"][0]
+    assert row["minimum"]["0"] == row["observed"] == row["maximum"]["0"]
+    assert row["minimum"]["1"] == row["minimum"]["3"] <= row["observed"] <= row["maximum"]["3"]
+    code, out, err = _run([*args[:-3], "--k", "one"])
+    assert code != 0 and out == "" and "promotion budgets" in err
