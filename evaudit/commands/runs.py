@@ -108,4 +108,63 @@ def fuse_cmd(
                f"{report.rows} rows written to {out} (tag {tag})")  # fmt: skip
 
 
+@runs.command("compose")
+@click.option("--queries", "queries_file", type=_path, required=True,
+              help="queries.jsonl: each query's conditions, in order.")  # fmt: skip
+@click.option(
+    "--method", type=click.Choice(["min", "product", "harmonic", "injective"]), required=True,
+    help="Combine min-max condition scores by min, product or harmonic mean; injective: best "
+         "distinct-page assignment of page scores (docno doc_id#page).",
+)  # fmt: skip
+@click.option("--run", "run_file", type=_path, required=True, metavar="FILE",
+              help="Per-condition TREC run: query id QUERY_ID::CONDITION_ID.")  # fmt: skip
+@click.option("--depth", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Entries taken from each condition list, and documents kept per query.")  # fmt: skip
+@click.option("--floor", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
+              help="Score of a condition whose list lacks the document (or that takes no page).")  # fmt: skip
+@click.option("--out", type=_path, required=True, help="Composed TREC run to write.")
+@click.option(
+    "--tag", default=None, help="Tag column of the composed run (default: compose_METHOD)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def compose_cmd(
+    queries_file: Path, method: str, run_file: Path, depth: int, floor: float, out: Path,
+    tag: str | None, as_json: bool,
+) -> None:  # fmt: skip
+    """Compose per-condition runs into one document run (min, product, harmonic, injective)."""
+    from dataclasses import replace
+
+    from evaudit.output import emit_json
+    from packet_builder.readers import read_queries, read_run, row_line
+    from packet_builder.run_files import split_page_ids, write_run
+    from scorers.compose import compose, split_condition_ids
+
+    _check_out(out, [run_file, queries_file])
+    conditions = {q.query_id: [c.condition_id for c in q.conditions]
+                  for q in read_queries(queries_file)}  # fmt: skip
+    df = read_run(run_file)
+    qs, cs, bad = split_condition_ids(df["query_id"].tolist(), conditions)
+    if bad is not None:
+        raise InputError(
+            f"query id {df['query_id'].iloc[bad]!r} is not QUERY_ID::CONDITION_ID of a known "
+            "query and condition", file=run_file, line=row_line(run_file, bad),
+            hint="name each condition list by its query id, '::' and its condition id",
+        )  # fmt: skip
+    docs, pages = df["doc_id"].tolist(), None
+    if method == "injective":
+        doc_arr, page_arr = split_page_ids(docs, str(run_file))
+        docs, pages = doc_arr.tolist(), page_arr.tolist()
+    ranked, report = compose(qs, cs, docs, df["score"].to_numpy(), conditions, method=method,
+                             depth=depth, floor=floor, pages=pages)  # fmt: skip
+    tag = tag or f"compose_{method}"
+    write_run(out, ranked.query_id, ranked.doc_id, ranked.rank, ranked.score, tag)
+    report = replace(report, out=str(out), tag=tag)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    click.echo(f"{method} of {report.condition_lists} condition lists: {report.queries} queries "
+               f"({report.queries_without_lists} without lists), {report.rows} rows written to "
+               f"{out} (tag {tag})")  # fmt: skip
+
+
 COMMANDS: list[click.Command] = [runs]
