@@ -1,33 +1,15 @@
-"""Plain aligned text tables for the scorers' reports (no dependency on the command line)."""
+"""Point, interval and p formatting for the robustness reports' text tables (seed tables' style).
+
+`table` is the shared one of vocabulary/tables.py.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from vocabulary.tables import table
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text.replace(",", "").rstrip("%").lstrip("+[").rstrip("]"))
-    except ValueError:
-        return False
-    return True
-
-
-def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
-    """Headers, a rule, then rows; numbers right-aligned, text left-aligned."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    out = []
-    for idx, r in enumerate(cells):
-        parts = [
-            c.rjust(widths[i]) if idx > 0 and _is_number(c) else c.ljust(widths[i])
-            for i, c in enumerate(r)
-        ]
-        out.append("  ".join(parts).rstrip())
-        if idx == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
+__all__ = ["interval", "pts", "pvalue", "table"]
 
 
 def pts(x: float | None, signed: bool = False) -> str:
