@@ -40,9 +40,9 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.grades import distinct_page_assignment
 from scorers.audit_tables import completed_items, derive_grade
 from scorers.responses import ItemInfo, PacketInfo, Responses, grade_from_supports
+from vocabulary.grades import distinct_page_assignment
 
 ACCEPT = "accept_increase"
 SPLIT = "split"

@@ -9,12 +9,13 @@ so the distinct-page gate sees two page keys showing the same page as one page.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from vocabulary.gates import QuoteRule
+from vocabulary.grades import derived_grade
 from vocabulary.textnorm import is_nontrivial, quote_in_page
 
 DEFAULT_RULE = QuoteRule()
@@ -178,9 +179,5 @@ def supports_of(resp: ItemResponse) -> dict[str, frozenset[int]]:
 
 def grade_from_supports(n: int, supports: Mapping[str, frozenset[int]]) -> int:
     """DESIGN.md's derived grade (distinct-page gate on physical pages)."""
-    from collections.abc import Hashable, Iterable
-
-    from policies.grades import derived_grade
-
     typed: dict[Hashable, Iterable[Hashable]] = {k: v for k, v in supports.items()}
     return derived_grade(n, typed)

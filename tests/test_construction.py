@@ -17,7 +17,7 @@ import pytest
 
 from packet_builder.construction.aliases import concept_key, occurs, plural, singular
 from packet_builder.construction.grading import clue_grade
-from policies.grades import distinct_page_assignment
+from vocabulary.grades import distinct_page_assignment
 from vocabulary.textnorm import normalize
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,8 +19,8 @@ from audit_app.admin.agreement_hook import Summary, summary
 from audit_app.session import ItemState, Packet, load_packet
 from campaign import journal
 from campaign.project import Project
-from policies.grades import derived_grade
 from vocabulary.gates import check_condition
+from vocabulary.grades import derived_grade
 
 
 def packet_ids(project: Project) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import cast
 
-from policies.grades import distinct_page_assignment
+from vocabulary.grades import distinct_page_assignment
 
 
 def single_page_solvable(pages: Sequence[Sequence[int]]) -> bool:
