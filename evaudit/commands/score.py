@@ -186,7 +186,8 @@ def _write_per_query(path: Path, bound: BoundQrels, scored: Any) -> None:
 _path = click.Path(path_type=Path, dir_okay=False)
 
 
-def _common(f: Any) -> Any:
+def _common_options(k: bool = True, seed: bool = True) -> Any:
+    """The options every score command shares (`score bound` uses --k for budgets, no seed)."""
     opts = [
         click.option("--queries", type=_path, help="queries.jsonl (n = number of conditions)."),
         click.option(
@@ -197,19 +198,26 @@ def _common(f: Any) -> Any:
             "--run", "runs", multiple=True, required=True, metavar="[NAME=]FILE",
             help="TREC run file (repeatable); named by its tag unless NAME= is given.",
         ),
-        click.option("--k", type=click.IntRange(min=1), default=10, show_default=True,
-                     help="Rank cutoff."),
+        *([click.option("--k", type=click.IntRange(min=1), default=10, show_default=True,
+                        help="Rank cutoff.")] if k else []),
         click.option(
             "--ties", type=click.Choice(["file", "trec_eval"]), default="file", show_default=True,
             help="Equal scores keep run-file order, or trec_eval's doc id descending order.",
         ),
-        click.option("--seed", type=int, default=11, show_default=True,
-                     help="Seed of the bootstrap and randomization draws."),
+        *([click.option("--seed", type=int, default=11, show_default=True,
+                        help="Seed of the bootstrap and randomization draws.")] if seed else []),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]  # fmt: skip
-    for opt in reversed(opts):
-        f = opt(f)
-    return f
+
+    def apply(f: Any) -> Any:
+        for opt in reversed(opts):
+            f = opt(f)
+        return f
+
+    return apply
+
+
+_common = _common_options()
 
 
 _bootstrap_opt = click.option(
@@ -225,6 +233,16 @@ _draws_opt = click.option(
     help="Sign-flip randomization draws per test.",
 )  # fmt: skip
 
+_by_opt = click.option(
+    "--by", "by", multiple=True, metavar="n|release|source|lmin:C1,C2|dplus:C1,C2",
+    help="Slice by a task factor (repeatable; cut points for lmin and dplus): n-Clue / Gold Hit "
+    "per cell, and paired effects per cell in compare.",
+)  # fmt: skip
+_pages_opt = click.option(
+    "--pages", type=_path,
+    help="pages.jsonl giving each document's page count for --by lmin (default: the project's).",
+)  # fmt: skip
+
 
 @click.group("score")
 def score() -> None:
@@ -236,9 +254,12 @@ def score() -> None:
 @click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
 @_bootstrap_opt
 @click.option("--per-query", type=_path, help="Write per-query outcomes to this TSV file.")
+@_by_opt
+@_pages_opt
 def nclue_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels: Path | None, bootstrap: int, per_query: Path | None,
+    by: tuple[str, ...], pages: Path | None,
 ) -> None:  # fmt: skip
     """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs."""
     from evaudit.output import emit_json
@@ -250,9 +271,17 @@ def nclue_cmd(
     bound = _bind(qids, n, frame, source, k)
     (scored,) = _score_run_files(runs, [bound], ties, as_json)
     rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
+    text = nclue_text(rep) if not as_json else ""
+    if by:
+        from evaudit.commands.score_robust import slices_for
+
+        sl = slices_for(by, bound, scored, [], queries=queries, project=project, pages=pages,
+                        bootstrap=bootstrap, seed=seed)  # fmt: skip
+        rep["slices"] = sl.to_json()
+        text += "\n\n" + sl.to_text()
     if per_query is not None:
         _write_per_query(per_query, bound, scored)
-    emit_json(rep) if as_json else click.echo(nclue_text(rep))
+    emit_json(rep) if as_json else click.echo(text)
 
 
 @score.command("compare")
@@ -261,25 +290,53 @@ def nclue_cmd(
 @_pair_opt
 @_draws_opt
 @_bootstrap_opt
+@click.option(
+    "--block", "blocks", multiple=True, metavar="NAME=BASE:VARIANT1,VARIANT2,...",
+    help="An endpoint block (repeatable): every tried variant of BASE; its p is the family "
+    "max-|T| sign-flip p over all endpoints, then Holm across blocks (Sel.+Holm p).",
+)  # fmt: skip
+@_by_opt
+@_pages_opt
 def compare_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels: Path | None, pairs: tuple[str, ...], draws: int,
-    bootstrap: int,
+    bootstrap: int, blocks: tuple[str, ...], by: tuple[str, ...], pages: Path | None,
 ) -> None:  # fmt: skip
-    """Paired differences, sign-flip p (Holm across pairs), family CIs, common-support ordering."""
+    """Paired differences, sign-flip p (plain Holm across pairs), family CIs, common support;
+    with --block, selection-adjusted p (Sel.+Holm); with --by, effects per slice."""
     from evaudit.output import emit_json
     from scorers.runs import compare_report
     from scorers.runs.tables import compare_text
 
-    if not pairs:
-        raise InputError("no contrast given", hint="pass --pair BASE:VARIANT")
+    if not pairs and not blocks:
+        raise InputError("no contrast given", hint="pass --pair BASE:VARIANT or --block ...")
     qids, n = _load_queries(queries, project)
     frame, source = _load_qrels(qrels, project, "--qrels")
     bound = _bind(qids, n, frame, source, k)
     (scored,) = _score_run_files(runs, [bound], ties, as_json)
     pair_list = _parse_pairs(pairs, list(scored))
     rep = compare_report(bound, scored, pair_list, draws=draws, bootstrap=bootstrap, seed=seed)
-    emit_json(rep) if as_json else click.echo(compare_text(rep))
+    parts = [compare_text(rep)] if pair_list else []
+    if blocks:
+        from evaudit.commands.score_robust import parse_blocks
+        from scorers.runs.selection import selection_report
+
+        block_list = parse_blocks(blocks, list(scored))
+        sel = selection_report(bound, scored, block_list, draws=draws, bootstrap=bootstrap,
+                               seed=seed)  # fmt: skip
+        rep["blocks"] = sel.to_json()["blocks"]
+        parts.append(sel.to_text())
+        pair_list = pair_list + [
+            (b, v) for _, b, vs in block_list for v in vs if (b, v) not in pair_list
+        ]
+    if by:
+        from evaudit.commands.score_robust import slices_for
+
+        sl = slices_for(by, bound, scored, pair_list, queries=queries, project=project,
+                        pages=pages, bootstrap=bootstrap, seed=seed)  # fmt: skip
+        rep["slices"] = sl.to_json()
+        parts.append(sl.to_text())
+    emit_json(rep) if as_json else click.echo("\n\n".join(parts))
 
 
 @score.command("impact")
@@ -323,3 +380,6 @@ def impact_cmd(
 
 
 COMMANDS: list[click.Command] = [score]
+
+# Registers `score sensitivity` and `score bound` on the group (that module imports this one).
+from evaudit.commands import score_robust as _score_robust  # noqa: E402, F401

@@ -58,7 +58,11 @@ def nclue_text(rep: dict[str, Any]) -> str:
 
 
 def compare_text(rep: dict[str, Any]) -> str:
-    """Seed 002 Tables S1e (effects, CI, Holm p) and S1f (common support, M/P/G)."""
+    """Declared pairs (effects, CI, raw p, plain Holm across pairs) and seed 002 Table S1f.
+
+    The pairs' Holm p adjusts raw p over the declared pairs only; it is not the supplement's
+    selection-adjusted p of Table S1e (that is `--block`, scorers/runs/selection.py), so the
+    column says "pairs Holm p" and never "selection"."""
     out: list[str] = []
     rows, rows2 = [], []
     draws = rep["draws"]
@@ -78,9 +82,11 @@ def compare_text(rep: dict[str, Any]) -> str:
         )  # fmt: skip
     out.append(
         f"Paired contrasts at k={rep['k']} over {rep['queries']} queries (points x100; "
-        f"{rep['draws']} sign-flip draws; {rep['bootstrap']} family-bootstrap replicates)."
+        f"{rep['draws']} sign-flip draws; {rep['bootstrap']} family-bootstrap replicates). "
+        "pairs Holm p = Holm over these declared pairs' raw p, not selection-adjusted "
+        "(see --block)."
     )
-    h1 = ["contrast", "dScore", "95% CI", "dHit", "dGoldNDCG", "dNDCG", "p", "Holm p"]
+    h1 = ["contrast", "dScore", "95% CI", "dHit", "dGoldNDCG", "dNDCG", "raw p", "pairs Holm p"]
     out.append(table(rows, h1))
     out.append("\nCommon-support ordering (seed 002 Table S1f): M/P/G = miss/subset/gold first.")
     out.append(table(rows2, ["contrast", "common n", "delta D", "base M/P/G", "variant M/P/G"]))
