@@ -29,12 +29,10 @@ def map_path(root: Path, packet_id: str) -> Path:
 def build_page_map(project: Project, packet_id: str) -> Path | None:
     """Write the page map for one packet (admin side); None when no page comes from a PDF."""
     from campaign import store
+    from campaign.packets import read_admin_key
 
-    key = json.loads(project.key_path(packet_id).read_text(encoding="utf-8"))
-    with store.connect(project.store_path, read_only=True) as con:
-        pdfs = dict(
-            con.execute("SELECT doc_id, source_path FROM documents WHERE kind = 'pdf'").fetchall()
-        )
+    key = read_admin_key(project, packet_id)
+    pdfs = store.pdf_sources(project.store_path)
     out: dict[str, dict[str, object]] = {}
     for item in key.get("items", {}).values():
         pdf = pdfs.get(item.get("doc_id"))
@@ -52,9 +50,11 @@ def build_page_map(project: Project, packet_id: str) -> Path | None:
 
 def build_all_page_maps(project: Project) -> list[Path]:
     done = []
-    for key_file in sorted(project.keys_dir.glob("*.key.json")):
-        packet_id = key_file.name[: -len(".key.json")]
-        if project.packet_path(packet_id).is_file():
+    from campaign.packets import list_packets
+
+    for row in sorted(list_packets(project), key=lambda r: r.name):
+        packet_id = row.name
+        if project.key_path(packet_id).is_file() and project.packet_path(packet_id).is_file():
             path = build_page_map(project, packet_id)
             if path is not None:
                 done.append(path)

@@ -7,9 +7,10 @@ only for one transaction; readers open read-only.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -97,3 +98,45 @@ def transaction(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             con.execute("ROLLBACK")
             raise
         con.execute("COMMIT")
+
+
+# --- The packets registry (one row per built packet; campaign.packets is its only user) ---
+
+_PACKET_COLUMNS = "name, kind, path, sha256, key_path, key_sha256, created_at, n_items, params"
+
+
+def packet_rows(path: Path) -> list[tuple[Any, ...]]:
+    """Every registry row, oldest first (the order packets were built in)."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            f"SELECT {_PACKET_COLUMNS} FROM packets ORDER BY created_at, name"
+        ).fetchall()
+
+
+def insert_packet(con: duckdb.DuckDBPyConnection, row: Sequence[Any]) -> None:
+    """Register one packet inside the caller's transaction (columns as `_PACKET_COLUMNS`)."""
+    con.execute(f"INSERT INTO packets ({_PACKET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+
+
+def benchmark_rows(path: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """(query_id, n, release, source) and (query_id, doc_id, grade) rows in canonical order:
+    what finalize revises and hashes (`store:queries+qrels` in the manifest)."""
+    with connect(path, read_only=True) as con:
+        queries = con.execute(
+            "SELECT query_id, n, coalesce(release, ''), coalesce(source, '') FROM queries "
+            "ORDER BY query_id"
+        ).fetchall()
+        qrels = con.execute(
+            "SELECT query_id, doc_id, grade FROM qrels ORDER BY query_id, doc_id"
+        ).fetchall()
+    return queries, qrels
+
+
+def pdf_sources(path: Path) -> dict[str, str]:
+    """doc_id -> source PDF path, for documents ingested from PDFs (the admin page renders
+    their pages)."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute(
+            "SELECT doc_id, source_path FROM documents WHERE kind = 'pdf'"
+        ).fetchall()
+    return {str(d): str(p) for d, p in rows}

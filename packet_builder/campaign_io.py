@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from campaign import store
 from campaign.journal import read_streams
+from campaign.packets import PACKET_FORMAT, list_packets, read_admin_key
 from campaign.project import Project
 from policies.revision import QueryInfo
 from scorers.integrity import collapse, duplicate_groups
@@ -28,26 +30,9 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _read_json(path: Path, what: str, hint: str) -> Any:
-    try:
-        return json.loads(path.read_bytes())
-    except FileNotFoundError as exc:
-        raise InputError(f"{what} not found", file=path, hint=hint) from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"corrupt {what} ({exc.msg})", file=path, line=exc.lineno) from exc
-
-
 def packet_kinds(project: Project) -> dict[str, str]:
-    """packet name -> kind, for every packet file in the project (sorted by name)."""
-    out: dict[str, str] = {}
-    for path in sorted(project.packets_dir.glob("*.json")):
-        try:
-            obj = json.loads(path.read_bytes())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict) and obj.get("format") == "evaudit-packet":
-            out[path.stem] = str(obj.get("kind", ""))
-    return out
+    """packet name -> kind, for every registered packet (`campaign.packets.list_packets`)."""
+    return {row.name: row.kind for row in sorted(list_packets(project), key=lambda r: r.name)}
 
 
 def load_packet_info(project: Project, name: str) -> PacketInfo:
@@ -61,10 +46,10 @@ def load_packet_info(project: Project, name: str) -> PacketInfo:
         packet = json.loads(data)
     except json.JSONDecodeError as exc:
         raise InputError(f"corrupt packet ({exc.msg})", file=ppath, line=exc.lineno) from exc
-    key = _read_json(kpath, "admin key", "rebuild the packet with `evaudit packet build`")
+    key = read_admin_key(project, name)
     digest = hashlib.sha256(data).hexdigest()
-    if packet.get("format") != "evaudit-packet" or key.get("format") != "evaudit-admin-key":
-        raise InputError("not an evaudit packet / admin key pair", file=ppath)
+    if not isinstance(packet, dict) or packet.get("format") != PACKET_FORMAT:
+        raise InputError("not an evaudit packet", file=ppath)
     if key.get("packet_sha256") != digest:
         raise InputError(
             "admin key does not belong to this packet (packet_sha256 differs)",
@@ -249,15 +234,7 @@ def store_snapshot(
     project: Project,
 ) -> tuple[dict[tuple[str, str], int], dict[str, QueryInfo], str]:
     """Benchmark qrels, queries (n, release, source) and a SHA-256 of both (canonical rows)."""
-    from campaign import store
-
-    with store.connect(project.store_path, read_only=True) as con:
-        qrows = con.execute(
-            "SELECT query_id, n, coalesce(release, ''), coalesce(source, '') FROM queries ORDER BY query_id"
-        ).fetchall()
-        rrows = con.execute(
-            "SELECT query_id, doc_id, grade FROM qrels ORDER BY query_id, doc_id"
-        ).fetchall()
+    qrows, rrows = store.benchmark_rows(project.store_path)
     queries = {str(q): QueryInfo(int(n), str(r), str(s)) for q, n, r, s in qrows}
     qrels = {(str(q), str(d)): int(g) for q, d, g in rrows}
     digest = hashlib.sha256(json.dumps([qrows, rrows], default=str).encode()).hexdigest()

@@ -7,28 +7,14 @@ page keys back to page numbers through each packet's admin key.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from campaign.journal import latest_states
+from campaign.packets import read_admin_key as read_key  # the one admin-key reader
 from campaign.project import Project
-from vocabulary.errors import InputError
 
 PageTable = dict[tuple[str, str, str], dict[int, float]]
-
-
-def read_key(project: Project, name: str) -> dict[str, Any]:
-    path = project.key_path(name)
-    try:
-        key = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError("admin key not found", file=path, hint="rebuild the packet") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"corrupt admin key ({exc.msg})", file=path, line=exc.lineno) from exc
-    if not isinstance(key, dict) or key.get("format") != "evaudit-admin-key":
-        raise InputError("not an evaudit admin key", file=path)
-    return key
 
 
 def _conditions(key: dict[str, Any]) -> Iterable[tuple[str, str, dict[str, Any], tuple]]:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from campaign import store
-from campaign.project import Project, init_project, write_json_atomic
+from campaign.packets import save_packet
+from campaign.project import Project, init_project
 
 PASSWORD = "admin-pass-123"
 RULE = (
@@ -165,21 +166,20 @@ def build(
         "quote_rule": {"min_words": 3, "min_chars": 12},
         "items": pkt_items,
     }
-    write_json_atomic(project.packet_path(packet_id), packet)
-    sha = hashlib.sha256(project.packet_path(packet_id).read_bytes()).hexdigest()
-    write_json_atomic(
-        project.key_path(packet_id),
-        {
-            "format": "evaudit-admin-key",
-            "version": 1,
-            "packet_id": packet_id,
-            "packet_sha256": sha,
-            "kind": kind,
-            "params": {"seed": 7, "salt": "SALTSECRET"},
-            "sampling": {},
-            "items": key_items,
-        },
-    )
+    pbytes = _json_bytes(packet)
+    sha = hashlib.sha256(pbytes).hexdigest()
+    key = {
+        "format": "evaudit-admin-key",
+        "version": 1,
+        "packet_id": packet_id,
+        "packet_sha256": sha,
+        "kind": kind,
+        "params": {"seed": 7, "salt": "SALTSECRET"},
+        "sampling": {},
+        "items": key_items,
+    }
+    # Registered like a built packet: files and the registry row (the one list of packets).
+    save_packet(project, packet_id, kind, pbytes, _json_bytes(key), len(pkt_items), {})
     if docs:
         with store.transaction(project.store_path) as con:
             for doc_id, path in docs.items():
@@ -187,6 +187,10 @@ def build(
                     "INSERT INTO documents VALUES (?, ?, 'pdf', '', 40, '')", [doc_id, str(path)]
                 )
     return Fixture(project, packet_id, quotes, secrets)
+
+
+def _json_bytes(obj: object) -> bytes:
+    return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
 def _pdf(path: Path, item: dict) -> Path:

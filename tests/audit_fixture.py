@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign import store
+from campaign.packets import save_packet
 from campaign.project import Project, init_project
 
 
@@ -127,7 +128,6 @@ def write_packet(
     }
     data = (json.dumps(packet, indent=2, sort_keys=True) + "\n").encode()
     sha = hashlib.sha256(data).hexdigest()
-    project.packet_path(name).write_bytes(data)
     key = {
         "format": "evaudit-admin-key",
         "version": 1,
@@ -138,7 +138,8 @@ def write_packet(
         "sampling": {},
         "items": key_items,
     }
-    project.key_path(name).write_text(json.dumps(key, indent=2, sort_keys=True) + "\n")
+    kbytes = (json.dumps(key, indent=2, sort_keys=True) + "\n").encode()
+    save_packet(project, name, kind, data, kbytes, len(items), {})  # files + registry row
     return sha, items
 
 

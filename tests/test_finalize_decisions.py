@@ -25,8 +25,9 @@ def fail(*args: str) -> str:
     return res.output
 
 
-def _campaign(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
-    """Two pairs both split in the initial audit, then a 3-stream adjudication.
+def _campaign(tmp_path: Path, adjudicated: bool = True) -> tuple[Path, dict[str, Any]]:
+    """Two pairs both split in the initial audit, then (if `adjudicated`) a 3-stream
+    adjudication.
 
     q1/d1 (n=2, grade 1): C1 locked on physical page 11 only; C2 adjudicated and every
     yes-voter cites only page 11 too -> J061's case, stays partial.
@@ -43,6 +44,8 @@ def _campaign(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
     write_journal(project, "init", sha, "E", e, items)  # type: ignore[arg-type]
     plan = run("repair", "plan", str(project.root), "init", "--queue-out", str(tmp_path / "q.json"))
     assert plan["split_pairs"] == 2
+    if not adjudicated:
+        return project.root, {"items": []}
     a1 = Pair("q1", "d1", 2, 1, "SourceShift", "arXiv", pools={"C2": [11, 201, 202]})
     a2 = Pair("q2", "d2", 2, 2, "CrossPage", "World Bank", pools={"C2": [301, 302, 303]})
     asha, aitems = write_packet(project, "adj", "adjudication", [a1, a2], [["C2"], ["C2"]])
@@ -177,9 +180,7 @@ def test_finalize_transitions_removal_and_rerun(tmp_path: Path) -> None:
 
 
 def test_finalize_refuses_pending_pairs(tmp_path: Path) -> None:
-    root, _ = _campaign(tmp_path)
-    (root / "packets" / "adj.json").unlink()
-    (root / "keys" / "adj.key.json").unlink()
+    root, _ = _campaign(tmp_path, adjudicated=False)  # the queue exists, no packet for it yet
     msg = fail("finalize", str(root), "--out", str(tmp_path / "o"))
     assert "2 queued pair(s) have no adjudication decision" in msg
     assert not (tmp_path / "o").exists()

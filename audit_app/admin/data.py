@@ -18,20 +18,25 @@ from audit_app.access import read_registry
 from audit_app.admin.agreement_hook import Summary, summary
 from audit_app.session import ItemState, Packet, load_packet
 from campaign import journal
+from campaign.packets import list_packets, read_admin_key
 from campaign.project import Project
+from vocabulary.errors import InputError
 from vocabulary.gates import check_condition
 from vocabulary.grades import derived_grade
 
 
 def packet_ids(project: Project) -> list[str]:
-    return sorted(p.stem for p in project.packets_dir.glob("*.json"))
+    """The registered packets (`campaign.packets.list_packets`), by name for the picker."""
+    return sorted(row.name for row in list_packets(project))
 
 
 def read_key(project: Project, packet_id: str) -> dict[str, Any] | None:
-    path = project.key_path(packet_id)
-    if not path.is_file():
+    """The admin key (`campaign.packets.read_admin_key`), or None where the page shows a
+    missing or unreadable key instead of failing."""
+    try:
+        return read_admin_key(project, packet_id)
+    except InputError:
         return None
-    return dict(json.loads(path.read_text(encoding="utf-8")))
 
 
 def packets_table(project: Project) -> pd.DataFrame:
