@@ -64,6 +64,10 @@ class BuildSpec:
     k: int = 10
     controls: int = 25
     routes: Sequence[str] = ROUTE_NAMES
+    # challenge: the qrels copy the targets come from (packet_builder/challenge_qrels.py;
+    # None = finalize-output when an audited stage exists) and the releases it covers
+    qrels_from: str | None = None
+    releases: Sequence[str] = ()
 
     def page_bounds(self) -> tuple[int, int]:
         if self.kind == "initial":
@@ -87,6 +91,7 @@ class BuildSpec:
             out["queue"] = self.queue.name if self.queue else None
         else:
             out.update(base=self.base, variant=self.variant, k=self.k, controls=self.controls)
+            out.update(qrels_from=self.qrels_from, releases=list(self.releases))
         return out
 
 
@@ -260,11 +265,21 @@ def select_adjudication(
 
 
 def select_challenge(
-    spec: BuildSpec, bench: Benchmark, salt: str, runs: dict[str, dict[str, list[str]]]
+    spec: BuildSpec,
+    bench: Benchmark,
+    salt: str,
+    runs: dict[str, dict[str, list[str]]],
+    qrels: dict[tuple[str, str], int] | None = None,
 ) -> Selection:
+    """Targets and controls from `qrels` (the copy the challenge targets; default: as loaded),
+    restricted to the queries of spec.releases when given."""
     assert spec.base and spec.variant
+    grades = bench.qrels if qrels is None else qrels
+    if spec.releases:
+        wanted = set(spec.releases)
+        grades = {k: g for k, g in grades.items() if bench.queries[k[0]].release in wanted}
     n = {q: query.n for q, query in bench.queries.items()}
-    promos = promotions(bench.qrels, n, runs[spec.base], runs[spec.variant], spec.k)
+    promos = promotions(grades, n, runs[spec.base], runs[spec.variant], spec.k)
     targets, neutral = split_targets(promos)
     neutral.sort(key=lambda p: salted_hash(salt, "control", p.query_id, p.doc_id))
     if len(neutral) < spec.controls:
@@ -342,7 +357,17 @@ def build(project: Project, spec: BuildSpec, progress: Progress = no_progress) -
         elif spec.kind == "adjudication":
             selection = select_adjudication(spec, bench, salt, project)
         else:
-            selection = select_challenge(spec, bench, salt, runs)
+            from packet_builder.challenge_qrels import challenge_qrels, describe
+
+            releases = {q.release for q in bench.queries.values()}
+            if unknown := sorted(set(spec.releases) - releases):
+                raise InputError(
+                    f"unknown release(s) {', '.join(unknown)}",
+                    hint=f"the project's releases: {', '.join(sorted(releases)) or 'none'}",
+                )
+            targeted, spec.qrels_from = challenge_qrels(project, bench.qrels, spec.qrels_from)
+            selection = select_challenge(spec, bench, salt, runs, targeted)
+            selection.sampling = describe(targeted, spec.qrels_from)
         corpus = read_corpus(con)
     missing = sorted({d for _q, d, *_ in selection.pairs if not corpus.shown_pages(d)})
     if missing:

@@ -226,8 +226,11 @@ def test_challenge_targets_recomputed(proj: Path, tmp_path: Path) -> None:
         "4",
         "--seed",
         "9",
+        "--qrels-from",
+        "loaded",  # the fixture's initial packet is not annotated: target the loaded qrels
     )
     key, packet = _key(proj, "chal"), _packet(proj, "chal")
+    assert key["sampling"]["qrels_from"] == "loaded"
     assert "target" not in json.dumps(packet) and "control" not in json.dumps(packet)
     # recompute from the fixture files: grades and runs as written
     files = write_benchmark(tmp_path / "again")
@@ -385,6 +388,8 @@ def test_sample_project_builds_all_three_kinds_without_leaks(tmp_path: Path) -> 
         "3",
         "--seed",
         "2",
+        "--qrels-from",
+        "loaded",  # the adjudication is not annotated, so finalize cannot run yet
     )
     for name in ("initial", "adj", "chal"):
         assert cli_json("packet", "check", root, name)["leaks"] == []

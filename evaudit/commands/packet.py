@@ -56,6 +56,15 @@ def packet() -> None:
 @click.option("--variant", help="challenge: variant run name (as loaded).")
 @click.option("--k", "k", type=int, default=10, show_default=True, help="challenge: NDCG cutoff.")
 @click.option("--controls", type=int, default=25, show_default=True, help="challenge: controls.")
+@click.option(
+    "--qrels-from", type=click.Choice(["finalize-output", "loaded"]),
+    help="challenge: target the qrels as finalize revises them from the earlier stages, or as "
+    "loaded (default: finalize-output when the project has an initial or challenge packet).",
+)  # fmt: skip
+@click.option(
+    "--release", "releases", multiple=True,
+    help="challenge: only queries of this release (repeatable; default: every release).",
+)  # fmt: skip
 @click.option("--routes", default=ROUTES, show_default=True, help="Comma list of pool routes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def build_cmd(
@@ -75,6 +84,8 @@ def build_cmd(
     variant: str | None,
     k: int,
     controls: int,
+    qrels_from: str | None,
+    releases: tuple[str, ...],
     routes: str,
     as_json: bool,
 ) -> None:
@@ -102,6 +113,8 @@ def build_cmd(
         variant=variant,
         k=k,
         controls=controls,
+        qrels_from=qrels_from,
+        releases=list(releases),
         routes=[r.strip() for r in routes.split(",") if r.strip()],
     )
     result = build(open_project(project_dir), spec, progress_bar(quiet=as_json))
