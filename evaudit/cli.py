@@ -43,9 +43,20 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from evaudit.commands import app, audit, orbit, packet, project, queries, rop, runs, score
+    from evaudit.commands import (
+        app,
+        audit,
+        orbit,
+        packet,
+        project,
+        queries,
+        reproduce,
+        rop,
+        runs,
+        score,
+    )
 
-    for module in (project, packet, app, audit, score, runs, queries, rop, orbit):
+    for module in (project, packet, app, audit, score, runs, queries, reproduce, rop, orbit):
         for command in module.COMMANDS:
             cli.add_command(command)
 

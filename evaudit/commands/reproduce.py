@@ -1,0 +1,61 @@
+"""`evaudit reproduce MANIFEST --verify`: rerun a release's commands and check every hash.
+
+The manifest format and the rules are in packet_builder.reproduce and
+docs/runs.md; this file only parses options and prints.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from vocabulary.errors import InputError
+
+
+@click.command("reproduce")
+@click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--verify", is_flag=True,
+              help="Exit 1 when an input, a command or any output hash differs.")  # fmt: skip
+@click.option("--record", is_flag=True,
+              help="Run the commands, copy their outputs beside the manifest and write the "
+                   "inputs' and outputs' SHA-256 into it.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def reproduce(manifest: Path, verify: bool, record: bool, as_json: bool) -> None:
+    """Run MANIFEST's evaudit commands in a scratch folder and compare output hashes."""
+    from evaudit.output import emit_json
+    from packet_builder.reproduce import read_manifest, recorded, run_manifest, write_manifest
+
+    if verify and record:
+        raise InputError("give --verify or --record, not both")
+    spec = read_manifest(manifest, need_hashes=not record)
+    if record:
+        missing = [e.path for e in spec.inputs if not (manifest.parent / e.path).is_file()]
+        if missing:
+            raise InputError(f"input {missing[0]!r} not found beside the manifest", file=manifest)
+    prefix = [sys.executable, "-m", "evaudit"]
+    report = run_manifest(manifest, spec, prefix, copy_outputs=record)
+    failed = [c for c in report.commands if c.exit_code != 0]
+    if record and not failed:
+        write_manifest(manifest, recorded(spec, report))
+        report = run_manifest(manifest, read_manifest(manifest, need_hashes=True), prefix)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for c in report.commands:
+            click.echo(f"{'ok ' if c.exit_code == 0 else 'FAIL'} (exit {c.exit_code}) "
+                       f"{' '.join(c.argv)}" + (f"  [{c.stderr}]" if c.exit_code else ""))  # fmt: skip
+        for group, checks in (("input", report.inputs), ("output", report.outputs)):
+            for f in checks:
+                if not f.ok:
+                    click.echo(f"differs {group} {f.path}: expected {f.expected}, "
+                               f"regenerated {f.actual}, release {f.release}")  # fmt: skip
+        n_out = len(report.outputs)
+        click.echo(f"{'ok' if report.ok else 'NOT OK'}: {n_out - len(report.differing)}/"
+                   f"{n_out} outputs match" + (" (manifest recorded)" if record else ""))  # fmt: skip
+    if (verify or record) and not report.ok:
+        sys.exit(1)
+
+
+COMMANDS: list[click.Command] = [reproduce]

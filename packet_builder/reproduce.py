@@ -1,0 +1,261 @@
+"""One-command reproduction check of a release: a manifest of inputs, commands and outputs.
+
+The n-Clue supplement ("Do Current Retrievers Cover All the Evidence?",
+release appendix) ships `reproduce.py --verify`, which regenerates every table
+from the frozen inputs and checks every file hash. Here the manifest
+(docs/runs.md) is JSON beside the release files:
+
+    {"version": 1,
+     "inputs":  [{"path": "queries.jsonl", "sha256": "..."}],
+     "commands": [{"argv": ["evaudit", "runs", "fuse", ...], "stdout": "fuse.json"}],
+     "outputs": [{"path": "fused.trec", "sha256": "..."}]}
+
+Paths are relative to the manifest's folder and stay inside it. Commands are
+the evaudit command line only (argv[0] == "evaudit"); "stdout" optionally
+saves a command's standard output as a file. `run_manifest` copies the inputs
+into an empty scratch folder, creates the folders of the declared outputs, runs the commands there in order and hashes the
+outputs it produced; an output differs when that hash, or the hash of the
+release's own copy beside the manifest, is not the manifest's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from vocabulary.errors import InputError
+
+HEX = set("0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    path: str
+    sha256: str | None
+
+
+@dataclass(frozen=True)
+class Command:
+    argv: tuple[str, ...]
+    stdout: str | None = None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    inputs: tuple[FileEntry, ...]
+    commands: tuple[Command, ...]
+    outputs: tuple[FileEntry, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        def files(entries: tuple[FileEntry, ...]) -> list[dict[str, Any]]:
+            return [{"path": e.path, "sha256": e.sha256} for e in entries]
+
+        cmds: list[dict[str, Any]] = []
+        for c in self.commands:
+            cmds.append({"argv": list(c.argv), **({"stdout": c.stdout} if c.stdout else {})})
+        return {"version": 1, "inputs": files(self.inputs), "commands": cmds,
+                "outputs": files(self.outputs)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    path: str
+    expected: str | None
+    actual: str | None  # regenerated in the scratch folder (inputs: the release's copy)
+    release: str | None = None  # outputs: the copy beside the manifest, if there is one
+
+    @property
+    def ok(self) -> bool:
+        same = self.expected is not None and self.actual == self.expected
+        return same and (self.release is None or self.release == self.expected)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "expected": self.expected, "actual": self.actual,
+                "release": self.release, "ok": self.ok}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    argv: tuple[str, ...]
+    exit_code: int
+    stderr: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"argv": list(self.argv), "exit_code": self.exit_code, "stderr": self.stderr}
+
+
+@dataclass(frozen=True)
+class ReproduceReport:
+    manifest: str
+    inputs: tuple[FileCheck, ...]
+    commands: tuple[CommandRun, ...]
+    outputs: tuple[FileCheck, ...]
+    differing: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        ran = all(c.exit_code == 0 for c in self.commands)
+        return ran and all(i.ok for i in self.inputs) and all(o.ok for o in self.outputs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "manifest": self.manifest,
+            "ok": self.ok,
+            "inputs": [i.to_json() for i in self.inputs],
+            "commands": [c.to_json() for c in self.commands],
+            "outputs": [o.to_json() for o in self.outputs],
+            "differing": list(self.differing),
+        }
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _rel_path(value: Any, where: str, file: Path) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{where}: 'path' must be a non-empty string", file=file)
+    p = PurePosixPath(value)
+    if p.is_absolute() or ".." in p.parts or "\\" in value:
+        raise InputError(f"{where}: path {value!r} leaves the manifest's folder", file=file,
+                         hint="use a relative path without '..'")  # fmt: skip
+    return str(p)
+
+
+def _entries(obj: dict[str, Any], key: str, file: Path, hashes: bool) -> tuple[FileEntry, ...]:
+    raw = obj.get(key, [])
+    if not isinstance(raw, list):
+        raise InputError(f"{key!r} must be a list", file=file)
+    out = []
+    for i, e in enumerate(raw, start=1):
+        where = f"{key}[{i}]"
+        if not isinstance(e, dict):
+            raise InputError(f"{where}: expected an object with 'path' and 'sha256'", file=file)
+        sha = e.get("sha256")
+        if sha is not None and (not isinstance(sha, str) or len(sha) != 64 or set(sha) - HEX):
+            raise InputError(f"{where}: 'sha256' must be 64 lowercase hex digits", file=file)
+        if sha is None and hashes:
+            raise InputError(f"{where}: no 'sha256'", file=file,
+                             hint="record the manifest first (evaudit reproduce --record)")  # fmt: skip
+        out.append(FileEntry(_rel_path(e.get("path"), where, file), sha))
+    return tuple(out)
+
+
+def read_manifest(path: Path, *, need_hashes: bool) -> Manifest:
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("manifest not found", file=path, hint="check the path") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not a JSON manifest ({exc})", file=path) from None
+    if not isinstance(obj, dict) or obj.get("version") != 1:
+        raise InputError('expected a JSON object with "version": 1', file=path)
+    cmds = []
+    for i, c in enumerate(obj.get("commands") or [], start=1):
+        argv = c.get("argv") if isinstance(c, dict) else None
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            raise InputError(f"commands[{i}]: 'argv' must be a non-empty list of strings",
+                             file=path)  # fmt: skip
+        if argv[0] != "evaudit":
+            raise InputError(f"commands[{i}]: only evaudit commands may run, not {argv[0]!r}",
+                             file=path, hint="start argv with \"evaudit\"")  # fmt: skip
+        stdout = c.get("stdout")
+        if stdout is not None:
+            stdout = _rel_path(stdout, f"commands[{i}].stdout", path)
+        cmds.append(Command(tuple(argv), stdout))
+    if not cmds:
+        raise InputError("the manifest lists no commands", file=path)
+    outputs = _entries(obj, "outputs", path, need_hashes)
+    if not outputs:
+        raise InputError("the manifest lists no outputs", file=path)
+    return Manifest(_entries(obj, "inputs", path, need_hashes), tuple(cmds), outputs)
+
+
+def run_manifest(
+    manifest_path: Path, manifest: Manifest, prefix: Sequence[str], *, copy_outputs: bool = False
+) -> ReproduceReport:
+    """Copy inputs to a scratch folder, run the commands there, hash the outputs.
+
+    ``prefix`` replaces argv[0] ("evaudit"), e.g. [python, "-m", "evaudit"].
+    Inputs whose hash differs stop the run before any command. With
+    ``copy_outputs`` (recording a release) the regenerated outputs are copied
+    beside the manifest when every command succeeded.
+    """
+    home = manifest_path.parent
+    inputs = []
+    for e in manifest.inputs:
+        src = home / e.path
+        inputs.append(FileCheck(e.path, e.sha256, sha256_file(src) if src.is_file() else None))
+    if any(i.expected is not None and not i.ok for i in inputs):
+        bad = tuple(i.path for i in inputs if not i.ok)
+        return ReproduceReport(str(manifest_path), tuple(inputs), (), (), bad)
+    runs: list[CommandRun] = []
+    outputs: list[FileCheck] = []
+    with tempfile.TemporaryDirectory(prefix="evaudit-reproduce-") as scratch:
+        root = Path(scratch)
+        for e in manifest.inputs:
+            if (home / e.path).is_file():
+                (root / e.path).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(home / e.path, root / e.path)
+        for e in manifest.outputs:  # declared outputs' folders exist, as in the release
+            (root / e.path).parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        for c in manifest.commands:
+            proc = subprocess.run(
+                [*prefix, *c.argv[1:]], cwd=root, capture_output=True, env=env,
+                stdin=subprocess.DEVNULL, check=False,
+            )  # fmt: skip
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            runs.append(CommandRun(c.argv, proc.returncode, err[-1] if err else ""))
+            if proc.returncode != 0:
+                break
+            if c.stdout:
+                (root / c.stdout).parent.mkdir(parents=True, exist_ok=True)
+                (root / c.stdout).write_bytes(proc.stdout)
+        for e in manifest.outputs:
+            made = root / e.path
+            rel = home / e.path
+            outputs.append(FileCheck(
+                e.path, e.sha256,
+                sha256_file(made) if made.is_file() else None,
+                sha256_file(rel) if rel.is_file() else None,
+            ))  # fmt: skip
+        if copy_outputs and all(r.exit_code == 0 for r in runs):
+            for e in manifest.outputs:
+                if (root / e.path).is_file():
+                    (home / e.path).parent.mkdir(parents=True, exist_ok=True)
+                    tmp = home / f"{e.path}.{os.getpid()}.tmp"
+                    shutil.copyfile(root / e.path, tmp)
+                    os.replace(tmp, home / e.path)
+    differing = tuple(o.path for o in outputs if not o.ok)
+    return ReproduceReport(str(manifest_path), tuple(inputs), tuple(runs), tuple(outputs),
+                           differing)  # fmt: skip
+
+
+def recorded(manifest: Manifest, report: ReproduceReport) -> Manifest:
+    """The manifest with the hashes this run found (inputs as given, outputs as regenerated)."""
+    ins = tuple(FileEntry(i.path, i.actual) for i in report.inputs)
+    outs = tuple(FileEntry(o.path, o.actual) for o in report.outputs)
+    return Manifest(ins, manifest.commands, outs)
+
+
+def write_manifest(path: Path, manifest: Manifest) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(manifest.to_json(), indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write the manifest ({exc.strerror})", file=path) from exc
