@@ -11,6 +11,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,23 +22,34 @@ from scorers.rop.targets import compare_targets, parse_target_records
 from vocabulary.errors import InputError, InputErrors
 
 
-def read_declaration_bundle(path: str | Path) -> tuple[bytes, dict[str, bytes | None], str]:
-    """(declaration bytes, {relative path: bytes or None if unreadable}, display name)."""
+@dataclass(frozen=True)
+class DeclarationBundle:
+    """A declaration file's bytes, its JSON (parsed once, with any problem) and the bytes of
+    every file it references (None when unreadable; paths relative to the declaration)."""
+
+    data: bytes
+    parsed: tuple[Any, list[str]]
+    files: dict[str, bytes | None]
+    name: str
+
+
+def read_declaration_bundle(path: str | Path) -> DeclarationBundle:
+    """Read a declaration and the files it references."""
     path = Path(path)
     if not path.is_file():
         raise InputError(
             "declaration file not found", file=path, hint="check the path", exit_code=3
         )
     data = path.read_bytes()
-    raw, _ = parse_declaration_json(data, str(path))
+    parsed = parse_declaration_json(data, str(path))
     files: dict[str, bytes | None] = {}
-    for rel in referenced_paths(raw).values():
+    for rel in referenced_paths(parsed[0]).values():
         target = path.parent / rel
         try:
             files[rel] = target.read_bytes()
         except OSError:
             files[rel] = None
-    return data, files, str(path)
+    return DeclarationBundle(data, parsed, files, str(path))
 
 
 def read_jsonl_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -101,13 +113,13 @@ def write_bundle(out_dir: str | Path, files: Mapping[str, bytes]) -> list[Path]:
 
 def evaluate_declaration_file(path: str | Path) -> RopResult:
     """Read a declaration and its files, then run the pure evaluator."""
-    data, files, name = read_declaration_bundle(path)
-    return evaluate(data, files, name)
+    b = read_declaration_bundle(path)
+    return evaluate(b.data, b.files, b.name, parsed=b.parsed)
 
 
 def validate_declaration_file(path: str | Path) -> Validation:
-    data, files, name = read_declaration_bundle(path)
-    return validate(data, files, name)
+    b = read_declaration_bundle(path)
+    return validate(b.data, b.files, b.name, parsed=b.parsed)
 
 
 def compare_targets_file(

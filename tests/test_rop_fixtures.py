@@ -37,9 +37,9 @@ KEYS = (
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_fixture_gives_declared_result(name: str) -> None:
     got = evaluate_declaration_file(EXAMPLES / name / "declaration.json").to_json()
-    # big=0: the records are parsed in a thread while the declaration is validated
-    data, files, where = read_declaration_bundle(EXAMPLES / name / "declaration.json")
-    assert evaluate(data, files, where, big=0).to_json() == got
+    # big=0: the records file is hashed in a thread while the declaration is validated
+    b = read_declaration_bundle(EXAMPLES / name / "declaration.json")
+    assert evaluate(b.data, b.files, b.name, big=0).to_json() == got
     want = EXPECTED[name]
     for key in KEYS:
         expected = pytest.approx(want[key]) if key == "pass_fraction" else want[key]
@@ -112,8 +112,8 @@ def test_seed_hard_fixture_shape() -> None:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_reference_loop_agrees_on_valid_hard_fixtures(name: str) -> None:
-    data, files, disp = read_declaration_bundle(EXAMPLES / name / "declaration.json")
-    check = validate(data, files, disp)
+    b = read_declaration_bundle(EXAMPLES / name / "declaration.json")
+    check = validate(b.data, b.files, b.name)
     if check.declaration is None or check.declaration.mode != "hard":
         pytest.skip("reference loop covers valid hard-mode declarations")
     assert check.records is not None

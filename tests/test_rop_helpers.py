@@ -64,8 +64,8 @@ def run(rows: list[Any], population: list[str], resolver: dict[str, Any], **kw: 
 
 
 def agrees_with_reference(data: bytes, files: dict[str, bytes | None]) -> tuple[Any, bytes]:
-    """Assert `evaluate` (records parsed inline, and in a thread beside validation) equals
-    the per-record reference loop on every field but `problems`; returns the validated
+    """Assert `evaluate` equals the per-record reference loop on every field but
+    `problems` (also with the files hashed in a thread); returns the validated
     (declaration, records bytes)."""
     from scorers.rop import evaluate_reference, validate
 
@@ -78,6 +78,6 @@ def agrees_with_reference(data: bytes, files: dict[str, bytes | None]) -> tuple[
     for key in ref:
         if key != "problems":
             assert got[key] == ref[key], (key, got[key], ref[key])
-    # big=0: records parsed in a thread while the declaration is validated
+    # big=0: files hashed in a thread while the declaration is validated
     assert evaluate(data, files, "decl.json", big=0).to_json() == got
     return decl, check.records

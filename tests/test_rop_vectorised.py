@@ -1,19 +1,22 @@
-"""The vectorised evaluator (both parsers) agrees with the plain per-record reference loop."""
+"""The vectorised evaluator agrees with the plain per-record reference loop, and the records
+parser (typed blocks with the stdlib re-read) with the stdlib parser alone."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorers.rop import Declaration, validate
-from scorers.rop.columns import RecordColumns, finish, python_columns
+from scorers.rop import Declaration, records, validate
+from scorers.rop.columns import RecordColumns
 from scorers.rop.evaluate import evaluate
 from scorers.rop.membership import assign_verdicts
-from scorers.rop.scan_rows import fast_rows
+from scorers.rop.records import parse_records, stdlib_records
 from tests.test_rop_helpers import agrees_with_reference, bundle
+from tests.test_rop_parser import same_columns
 
 RESOLVER = {
     "version": "t1",
@@ -21,7 +24,7 @@ RESOLVER = {
 }
 RAW = ["A", "a1", "a2", "B", "b1", "C", "D", "d1", "d2", "d3", "zz", "a3"]  # zz, a3 unknown
 IDS = [f"r{i}" for i in range(6)]
-FAST_SEEN: list[int] = []
+TYPED_SEEN: list[int] = []  # records the typed decoder read itself, per file
 
 TRICKY = [
     '{"record_id": "r1", "record_id": "r2", "s": {"key": "a1"}, "ranking": []}\n',
@@ -43,7 +46,7 @@ broken = st.sampled_from([None, 5, "", ["a1"], {"x": 1}])
 def _returned(plain: bool, typed: bool) -> st.SearchStrategy[Any]:
     elem = raw_id if plain else raw_id.map(lambda r: {"oid": r})
     bad_elem = broken if plain else st.sampled_from([{"other": "a1"}, {"oid": 3}, "a1", None])
-    if typed:  # only nulls and absences: the pyarrow fast path accepts these files
+    if typed:  # only nulls, absences and empty strings: the typed decoder reads these files
         bad_elem = st.sampled_from([None, ""] if plain else [{"other": "a1"}, None, {"oid": ""}])
         broken_ = st.sampled_from([None])
     else:
@@ -81,7 +84,7 @@ def scenario(draw: st.DrawFn) -> dict[str, Any]:
         rows.append(row)
     if not typed and draw(st.booleans()) and rows:
         rows.insert(draw(st.integers(0, len(rows))), "{broken json\n")
-    if not typed:  # lines the compiled scan must leave to Python's parser
+    if not typed:  # lines the typed decoder must leave to the stdlib parser
         for line in draw(st.lists(st.sampled_from(TRICKY), max_size=2)):
             rows.insert(draw(st.integers(0, len(rows))), line)
     return {
@@ -96,29 +99,34 @@ def scenario(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
-def fast_columns(
-    data: bytes, id_path: tuple[str, ...], decl: Declaration | None
-) -> tuple[RecordColumns, int] | None:
-    """The compiled scan's columns and how many lines it read itself."""
-    out = fast_rows(data, id_path, decl)
-    return None if out is None else (finish(out[0], decl), out[1])
+def _typed_count(data: bytes, decl: Declaration, block: int) -> tuple[RecordColumns, int]:
+    """parse_records' columns and how many records the typed decoder read itself."""
+    seen: list[int] = []
+    real = records.decode_block
+
+    def counted(typed: Any, body: bytes) -> Any:
+        rows = real(typed, body)
+        seen.append(len(rows) if rows is not None else 0)
+        return rows
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(records, "decode_block", counted)
+        cols = parse_records(data, decl.id_path, decl, block=block)
+    return cols, sum(seen)
 
 
 def _compare(sc: dict[str, Any]) -> None:
     data, files = bundle(
         sc["rows"], IDS[:4], RESOLVER, selection=sc["selection"], output=sc["output"]
     )
-    decl, records = agrees_with_reference(data, files)
-    # Both parsers, when the fast one accepts the file, give identical verdicts.
-    slow = python_columns(records, decl.id_path, decl)
-    out = fast_columns(records, decl.id_path, decl)
-    if out is not None:
-        fast, n_fast = out
-        FAST_SEEN.append(n_fast)
-        assert fast.malformed_lines == slow.malformed_lines
-        assert fast.record_ids == slow.record_ids
-        args = (decl.resolver, decl.cutoff, decl.membership)
-        assert assign_verdicts(fast, *args).tolist() == assign_verdicts(slow, *args).tolist()
+    decl, data = agrees_with_reference(data, files)
+    # One line per block and one block for the file: the stdlib parser's columns and verdicts.
+    slow = stdlib_records(data, decl.id_path, decl)
+    for block in (1, 1 << 20):
+        fast, n_typed = _typed_count(data, decl, block)
+        TYPED_SEEN.append(n_typed)
+        same_columns(fast, slow)
+        assert assign_verdicts(fast, decl).tolist() == assign_verdicts(slow, decl).tolist()
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -127,11 +135,11 @@ def test_vectorised_matches_reference(sc: dict[str, Any]) -> None:
     _compare(sc)
 
 
-def test_fast_parser_was_exercised_by_the_property_test() -> None:
-    assert sum(1 for n in FAST_SEEN if n > 0) >= 20
+def test_typed_decoder_was_exercised_by_the_property_test() -> None:
+    assert sum(1 for n in TYPED_SEEN if n > 0) >= 20
 
 
-def test_fast_path_is_taken_for_well_typed_files() -> None:
+def test_typed_decoder_reads_well_typed_files() -> None:
     rows = [
         {"record_id": f"r{i}", "s": {"key": "a1"}, "ranking": [{"oid": "zz"}, {"oid": "A"}]}
         for i in range(4)
@@ -145,16 +153,14 @@ def test_fast_path_is_taken_for_well_typed_files() -> None:
     )
     check = validate(data, files, "decl.json")
     assert check.declaration is not None and check.records is not None
-    out = fast_columns(check.records, check.declaration.id_path, check.declaration)
-    assert out is not None
-    fast, n_fast = out
-    assert n_fast == 4  # the scan read every line itself
-    verdicts = assign_verdicts(fast, check.declaration.resolver, 2, "any")
+    fast, n_typed = _typed_count(check.records, check.declaration, 1 << 20)
+    assert n_typed == 4  # the typed decoder read every line itself
+    verdicts = assign_verdicts(fast, check.declaration)
     assert verdicts.tolist() == [5, 5, 5, 5]  # PASS: a1 and A resolve to the same object
 
 
 def test_timestamp_like_ids_fall_back_and_still_evaluate() -> None:
-    # pyarrow would read these ids as timestamps; the line parser takes over.
+    # Ids that look like timestamps stay strings.
     rows = [{"record_id": "2024-01-01", "s": {"key": "B"}, "ranking": ["b1"]}]
     data, files = bundle(rows, ["2024-01-01"], RESOLVER, selection={"field": "s.key"})
     result = evaluate(data, files, "decl.json")

@@ -216,15 +216,12 @@ def validate(
     name: str,
     digests: Mapping[str, Callable[[], str]] | None = None,
     parsed: tuple[Any, list[str]] | None = None,
-    parsed_resolver: tuple[bytes, Resolver] | None = None,
 ) -> Validation:
     """Schema and semantic checks of a declaration and its referenced files.
 
     `digests` may give, per path, a callable returning that file's SHA-256 (for
     example the result of a hash already running in another thread); `parsed`, the
-    result of `parse_declaration_json(data, name)` when the caller already has it;
-    `parsed_resolver`, (file bytes, the resolver `parse_resolver` read from them without
-    problems), used when the declaration's resolver file is that very bytes object.
+    result of `parse_declaration_json(data, name)` when the caller already has it.
     """
     digests = digests or {}
     raw, problems = parsed if parsed is not None else parse_declaration_json(data, name)
@@ -246,9 +243,7 @@ def validate(
 
     resolver: Resolver | None = None
     resolver_bytes = _check_file("resolver", raw.get("resolver"), files, name, problems, digests)
-    if parsed_resolver is not None and resolver_bytes is parsed_resolver[0]:
-        resolver = parsed_resolver[1]
-    elif resolver_bytes is not None:
+    if resolver_bytes is not None:
         where = f"{name}: resolver {raw['resolver']['path']}"
         resolver, res_problems = parse_resolver(resolver_bytes, where)
         problems.extend(res_problems)
@@ -297,50 +292,6 @@ def _selection(sel: dict[str, Any], inverse: Mapping[str, str] | None) -> Select
         dotted(sel["binding_field"]),
         inverse,
         sel["inverse_map"]["sha256"],
-    )
-
-
-def record_shape(raw: Any) -> Declaration | None:
-    """The paths the records parser reads, from a declaration not yet validated (None when
-    they cannot be read). Only the path fields are real: the evaluator starts parsing with
-    it while validation runs, and keeps that parse only if `same_shape` as the validated
-    declaration. `membership` and `cutoff` are read too: with them (and the resolver) the
-    scan can give the verdicts itself (`scan_verdicts`)."""
-    try:
-        id_field = get_path(raw, ("population", "id_field"))
-        id_path = (
-            dotted(id_field) if isinstance(id_field, str) and id_field else (DEFAULT_ID_FIELD,)
-        )
-        output = raw["output"]
-        return Declaration(
-            declaration_id="",
-            mode=str(raw["mode"]),
-            population_ids=None,
-            population_sha256="",
-            id_path=id_path,
-            selection=_selection(raw["selection"], None),
-            list_path=dotted(output["list_field"]),
-            element_id_field=output["id_field"],
-            cutoff=output["cutoff"] if type(output["cutoff"]) is int else 0,
-            membership=str(output["membership"]),
-            resolver=Resolver("", (), {}, {}),
-        )
-    except (KeyError, TypeError, AttributeError):
-        return None
-
-
-def same_shape(a: Declaration, b: Declaration) -> bool:
-    """Do the two declarations make the records parser read the same fields (and the
-    scan apply the same rules: `membership`, `cutoff`)?"""
-    return (
-        a.id_path == b.id_path
-        and a.selection.kind == b.selection.kind
-        and a.selection.path == b.selection.path
-        and a.selection.binding_path == b.selection.binding_path
-        and a.list_path == b.list_path
-        and a.element_id_field == b.element_id_field
-        and a.membership == b.membership
-        and a.cutoff == b.cutoff
     )
 
 

@@ -17,27 +17,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorers.rop import columns
-from scorers.rop.columns import (
-    RawRows,
-    RecordColumns,
-    finish,
-    parse_records,
-    parse_rows,
-)
-from scorers.rop.declaration import (
-    Declaration,
-    Validation,
-    parse_declaration_json,
-    record_shape,
-    referenced_paths,
-    same_shape,
-    validate,
-)
+from scorers.rop.declaration import Validation, parse_declaration_json, validate
 from scorers.rop.membership import assign_verdicts
-from scorers.rop.resolver import Resolver, parse_resolver
-from scorers.rop.scan_rows import Scanned
-from scorers.rop.scan_verdicts import RowVerdicts, applies, scan_verdicts, verdict_scan
+from scorers.rop.records import parse_records
 from scorers.rop.verdicts import (
     DECLARATION_INVALID,
     EXIT_CODES,
@@ -119,94 +101,45 @@ def run_status(
 
 
 def evaluate(
-    data: bytes, files: Mapping[str, bytes | None], name: str, *, big: int = _BACKGROUND_HASH
+    data: bytes,
+    files: Mapping[str, bytes | None],
+    name: str,
+    *,
+    parsed: tuple[Any, list[str]] | None = None,
+    big: int = _BACKGROUND_HASH,
 ) -> RopResult:
     """Evaluate a declaration (`data`) against its referenced files (`files`: path -> bytes).
 
-    Files of `big` bytes or more are hashed (and the records parsed) in threads.
+    `parsed` is `parse_declaration_json(data, name)` when the caller already has it. Files
+    of `big` bytes or more are hashed in a thread (hashlib releases the GIL) while the
+    declaration, population and resolver are checked; the records are parsed once, after
+    validation, with the validated declaration's paths.
     """
-    parsed = parse_declaration_json(data, name)
-    raw = parsed[0]
-    shape = record_shape(raw) if isinstance(raw, dict) else None
-    path = referenced_paths(raw).get("records")
-    blob = files.get(path) if path is not None else None
-    # Large files overlap: their SHA-256 (hashlib releases the GIL) and, for a hard-mode
-    # declaration, the records scan (the compiled kernel releases it) run in threads while
-    # the declaration, population and resolver are checked. The early scan is kept only
-    # if validation then agrees on the records and on every path it read.
-    with ThreadPoolExecutor(2) as pool:
+    if parsed is None:
+        parsed = parse_declaration_json(data, name)
+    with ThreadPoolExecutor(1) as pool:
         digests = {
             p: pool.submit(file_sha256, b).result
             for p, b in files.items()
             if b is not None and len(b) >= big
         }
-        early = None
-        pre: tuple[bytes, Resolver] | None = None
-        if shape is not None and shape.mode == HARD_MODE and blob is not None and len(blob) >= big:
-            pre = _early_resolver(raw, files, shape)
-            early = pool.submit(_parse, blob, shape, pre[1] if pre is not None else None)
-        check = validate(data, files, name, digests, parsed, pre)
-        decl = check.declaration
-        records = check.records
-        got: RowVerdicts | RecordColumns | None = None
-        if records is not None:
-            hard = decl if _hard(check) else None
-            if early is not None and hard is not None and records is blob:
-                assert shape is not None
-                # the early scan's verdicts used the early resolver: keep them only if
-                # validation accepted that very resolver
-                if same_shape(shape, hard) and (pre is None or hard.resolver is pre[1]):
-                    got = _finish(blob, early.result(), hard)
-            if got is None and hard is not None:
-                got = _finish(records, _parse(records, hard, hard.resolver), hard)
-            if got is None:
-                got = parse_records(records, check.id_path, hard)
-    if isinstance(got, RowVerdicts):
-        return _account(check, got.record_ids, got.malformed_lines, got.codes)
-    n = got.n if got is not None else 0
+        check = validate(data, files, name, digests, parsed)
+    decl = check.declaration
+    cols = None
+    if check.records is not None:
+        hard = decl if decl is not None and decl.mode == HARD_MODE else None
+        cols = parse_records(check.records, check.id_path, hard)
+    n = cols.n if cols is not None else 0
     if decl is None:
         codes = np.full(n, DECLARATION_INVALID, dtype=np.int8)
     elif decl.mode != HARD_MODE:
         codes = np.full(n, NOT_APPLICABLE, dtype=np.int8)
     else:
-        assert got is not None
-        codes = assign_verdicts(got, decl.resolver, decl.cutoff, decl.membership)
-    ids = got.record_ids if got is not None else []
-    malformed = got.malformed_lines if got is not None else []
+        assert cols is not None
+        codes = assign_verdicts(cols, decl)
+    ids = cols.record_ids if cols is not None else []
+    malformed = cols.malformed_lines if cols is not None else []
     return _account(check, ids, malformed, codes)
-
-
-def _early_resolver(
-    raw: Any, files: Mapping[str, bytes | None], shape: Declaration
-) -> tuple[bytes, Resolver] | None:
-    """(resolver bytes, resolver) read before validation, so that the early scan can give
-    verdicts; None when `scan_verdicts` does not apply or the resolver has problems."""
-    if not applies(shape):
-        return None
-    data = files.get(referenced_paths(raw).get("resolver", ""))
-    if data is None:
-        return None
-    resolver, problems = parse_resolver(data, "resolver")
-    return (data, resolver) if resolver is not None and not problems else None
-
-
-def _parse(data: bytes, decl: Declaration, resolver: Resolver | None) -> Scanned | RawRows | None:
-    """The records of a hard-mode declaration: a scan that gives verdicts when
-    `scan_verdicts` applies, else rows (None when the scan cannot run)."""
-    if len(data) >= columns.SCAN_MIN and applies(decl) and resolver is not None:
-        return verdict_scan(data, decl, resolver)  # read at call time: tests lower SCAN_MIN
-    return parse_rows(data, decl.id_path, decl)
-
-
-def _finish(
-    data: bytes, parsed: Scanned | RawRows | None, decl: Declaration
-) -> RowVerdicts | RecordColumns | None:
-    """Verdicts from a verdict scan, or columns from rows; None when neither is at hand."""
-    if parsed is None:
-        return None
-    if isinstance(parsed, RawRows):
-        return finish(parsed, decl)
-    return scan_verdicts(data, parsed, decl)
 
 
 def _hard(check: Validation) -> bool:

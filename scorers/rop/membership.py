@@ -10,15 +10,16 @@ Returned ids arrive as one flat array with row offsets; resolution is one hash
 lookup per id (``pyarrow.compute.index_in``, split across cores) and membership
 is NumPy over codes, without per-record Python.
 
-For `selection.field` with `any` on files the compiled scan reads,
-`scorers.rop.verdict_kernel` applies these same rules inside the scan; tests
-hold both (and the per-record reference loop) to the same verdicts.
+This is the only implementation of Table 11 the evaluator uses (witnesses are
+decoded here too); `scorers.rop.reference` is the per-record oracle that tests
+and the benchmark hold it to.
 """
 
 from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -26,9 +27,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from scorers.rop.columns import RecordColumns
+from scorers.rop.declaration import Declaration
 from scorers.rop.prefilter import any_hits_single
 from scorers.rop.resolver import Resolver
 from scorers.rop.verdicts import FAIL, PASS, RESOLUTION_ERROR, SELECTOR_ERROR, UNVERIFIABLE
+from scorers.rop.witness import binding_hash
+
+_HEX = frozenset("0123456789abcdef")
 
 _LOOKUP_SPLIT = 1 << 21  # ids per thread-share when resolving large arrays
 
@@ -88,13 +93,13 @@ def _mark(rows: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _head(cols: RecordColumns, cutoff: int) -> tuple[Any, np.ndarray, np.ndarray | None]:
-    """The first `cutoff` returned ids of every row (duplicates keep their slots), their
-    offsets and fingerprints (when the parser made them)."""
+def _head(cols: RecordColumns, cutoff: int) -> tuple[Any, np.ndarray]:
+    """The first `cutoff` returned ids of every row (duplicates keep their slots) and
+    their offsets."""
     offsets = cols.ret_offsets
     lengths = np.diff(offsets)
     if len(lengths) == 0 or int(lengths.max()) <= cutoff:
-        return cols.ret_values, offsets, cols.ret_fp
+        return cols.ret_values, offsets
     starts = np.repeat(offsets[:-1], lengths)
     head = np.arange(int(offsets[-1]), dtype=np.int64) - starts < cutoff
     values: Any = cols.ret_values
@@ -103,14 +108,21 @@ def _head(cols: RecordColumns, cutoff: int) -> tuple[Any, np.ndarray, np.ndarray
     else:
         values = [v for v, h in zip(values, head.tolist(), strict=True) if h]
     kept = np.minimum(lengths, cutoff)
-    fp = cols.ret_fp[head] if cols.ret_fp is not None else None
-    return values, np.concatenate([[0], np.cumsum(kept)]).astype(np.int64), fp
+    return values, np.concatenate([[0], np.cumsum(kept)]).astype(np.int64)
 
 
-def assign_verdicts(
-    cols: RecordColumns, resolver: Resolver, cutoff: int, membership: str
-) -> np.ndarray:
-    """One verdict code per row (codes index RECORD_VERDICTS), in Table 11 order."""
+def assign_verdicts(cols: RecordColumns, decl: Declaration) -> np.ndarray:
+    """One verdict code per row (codes index RECORD_VERDICTS), in Table 11 order, for a
+    valid hard-mode declaration."""
+    if decl.selection.kind == "witness":
+        status, values, parents = decode_witnesses(
+            cols.record_ids, cols.witnesses, cols.bindings, decl
+        )
+        cols = replace(cols, sel_status=status, sel_values=values, sel_parents=parents)
+    return _verdicts(cols, decl.resolver, decl.cutoff, decl.membership)
+
+
+def _verdicts(cols: RecordColumns, resolver: Resolver, cutoff: int, membership: str) -> np.ndarray:
     n = cols.n
     keys = _Keys(resolver)
     to_canon = np.append(resolver.raw_to_canonical_codes(), -1).astype(np.int32)  # -1 -> -1
@@ -126,7 +138,7 @@ def assign_verdicts(
     testable = verdict == FAIL
 
     # Cutoff first: only the first k positions (duplicates included) take part.
-    values, offsets, fp = _head(cols, cutoff)
+    values, offsets = _head(cols, cutoff)
     sel_ok = sel_raw >= 0
     sel_rows, sel_canon = cols.sel_parents[sel_ok], to_canon[sel_raw[sel_ok]]
     hit = None
@@ -134,7 +146,7 @@ def assign_verdicts(
     if membership == "any" and single and keys.arrow is not None:
         target = np.full(n, -2, dtype=np.int64)  # -2: no target, never a code
         target[sel_rows] = sel_canon
-        hit = any_hits_single(values, offsets, target, keys.arrow, to_canon, keys.codes, fp)
+        hit = any_hits_single(values, offsets, target, keys.arrow, to_canon, keys.codes)
     if hit is None:
         ret_raw = keys.codes(values)  # unknown returned ids (-1) never match
         if membership == "any":
@@ -202,3 +214,45 @@ def _all_hits(
     found = np.bincount(task_of[present], minlength=len(task_rows))
     complete = found == counts
     return _mark(task_rows[complete], n)
+
+
+def decode_witnesses(
+    ids: list[str], witnesses: list[Any], bindings: list[Any], decl: Declaration
+) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Decode each record's witness through the bound inverse map.
+
+    Missing/malformed witness or binding -> SELECTOR_ERROR; unknown witness ->
+    RESOLUTION_ERROR (nothing to bind against); binding hash mismatch -> SELECTOR_ERROR.
+    """
+    sel = decl.selection
+    assert sel.inverse_map is not None
+    inverse = sel.inverse_map
+    status = np.zeros(len(ids), dtype=np.int8)
+    values: list[str] = []
+    parents: list[int] = []
+    for row, (rid, witness, bound) in enumerate(zip(ids, witnesses, bindings, strict=True)):
+        if not isinstance(witness, str) or not witness or not _is_sha(bound):
+            status[row] = SELECTOR_ERROR
+            continue
+        decoded = inverse.get(witness)
+        if decoded is None:
+            status[row] = RESOLUTION_ERROR
+            continue
+        expected = binding_hash(
+            declaration_id=decl.declaration_id,
+            population_sha256=decl.population_sha256,
+            record_id=rid,
+            witness=witness,
+            decoded_selection=decoded,
+            inverse_map_sha256=sel.inverse_map_sha256,
+        )
+        if bound != expected:
+            status[row] = SELECTOR_ERROR
+            continue
+        values.append(decoded)
+        parents.append(row)
+    return status, values, np.asarray(parents, dtype=np.int64)
+
+
+def _is_sha(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and set(value) <= _HEX

@@ -61,17 +61,14 @@ def any_hits_single(
     keys: pa.Array,
     to_canon: np.ndarray,
     lookup: Callable[[pa.Array], np.ndarray],
-    elem_fp: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """Rows whose head holds an id resolving to `target[row]` (-2: no target), or None
     when the prefilter does not apply (then the caller resolves every id).
 
     `keys` are the resolver's raw ids in code order, `to_canon` maps a raw code to
     its canonical code (with a final -1 for unknown), `lookup` gives raw codes.
-    `elem_fp` are the values' fingerprints when the parser already took them.
     """
-    if elem_fp is None:
-        elem_fp = fingerprints(values)
+    elem_fp = fingerprints(values)
     key_fp = fingerprints(keys)
     if elem_fp is None or key_fp is None or len(keys) == 0:
         return None
