@@ -297,10 +297,16 @@ def nclue_cmd(
 )  # fmt: skip
 @_by_opt
 @_pages_opt
+@click.option(
+    "--form", "forms", multiple=True, metavar="RUN=FORM",
+    help="Label a run with its query form (repeatable); a pair of systems is then compared "
+    "within each form (the form matrix, docs/runs.md).",
+)  # fmt: skip
 def compare_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels: Path | None, pairs: tuple[str, ...], draws: int,
     bootstrap: int, blocks: tuple[str, ...], by: tuple[str, ...], pages: Path | None,
+    forms: tuple[str, ...],
 ) -> None:  # fmt: skip
     """Paired differences, sign-flip p (plain Holm across pairs), family CIs, common support;
     with --block, selection-adjusted p (Sel.+Holm); with --by, effects per slice."""
@@ -308,15 +314,23 @@ def compare_cmd(
     from scorers.runs import compare_report
     from scorers.runs.tables import compare_text
 
-    if not pairs and not blocks:
+    if not pairs and not blocks and not forms:
         raise InputError("no contrast given", hint="pass --pair BASE:VARIANT or --block ...")
     qids, n = _load_queries(queries, project)
     frame, source = _load_qrels(qrels, project, "--qrels")
     bound = _bind(qids, n, frame, source, k)
     (scored,) = _score_run_files(runs, [bound], ties, as_json)
-    pair_list = _parse_pairs(pairs, list(scored))
+    fm = None
+    if forms:
+        from scorers.form_matrix import form_matrix, parse_forms
+
+        fm = form_matrix(parse_forms(forms, list(scored)), list(scored), pairs)
+    pair_list = list(fm.run_pairs) if fm else _parse_pairs(pairs, list(scored))
     rep = compare_report(bound, scored, pair_list, draws=draws, bootstrap=bootstrap, seed=seed)
     parts = [compare_text(rep)] if pair_list else []
+    if fm:
+        rep["forms"] = fm.to_json(scored, rep)
+        parts.append(fm.to_text(scored, rep))
     if blocks:
         from evaudit.commands.score_robust import parse_blocks
         from scorers.runs.selection import selection_report
