@@ -1,4 +1,5 @@
-"""The admin override log, `decisions/overrides.jsonl`: read it, validate and append a decision.
+"""Admin overrides: validate a decision against the gates and log it; read the log as
+`Override`s. The file itself (`decisions/overrides.jsonl`) is `campaign.overrides`.
 
 An override is an evidence-aware admin decision of one condition (never a vote).
 It passes the same gates as an annotator's answer (vocabulary.gates), and a
@@ -7,13 +8,11 @@ rejected one is reported in command-line terms and writes nothing.
 
 from __future__ import annotations
 
-import fcntl
-import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from campaign.overrides import append_override, overrides_path, read_override_lines
 from campaign.project import Project, now_iso, open_project
 from packet_builder.campaign_io import load_packet_info
 from policies.adjudication import Override
@@ -22,15 +21,10 @@ from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition
 
 
 def load_overrides(project: Project) -> list[Override]:
-    path = project.decisions_dir / "overrides.jsonl"
-    if not path.is_file():
-        return []
+    """The logged decisions in file order (`campaign.overrides` reads the lines)."""
     out = []
-    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not raw.strip():
-            continue
+    for lineno, obj in read_override_lines(project):
         try:
-            obj = json.loads(raw)
             out.append(
                 Override(
                     packet_id=str(obj["packet_id"]),
@@ -43,9 +37,12 @@ def load_overrides(project: Project) -> list[Override]:
                     line=lineno,
                 )
             )
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise InputError(
-                f"bad override line ({exc})", file=path, line=lineno, hint="fix or remove the line"
+                f"bad override line ({exc})",
+                file=overrides_path(project),
+                line=lineno,
+                hint="fix or remove the line",
             ) from exc
     return out
 
@@ -140,13 +137,5 @@ def record_override(
         "pages": list(pages),
         "quotes": dict(zip(pages, quotes, strict=True)),
     }
-    path = project.decisions_dir / "overrides.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        os.write(fd, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    path = append_override(project, record)
     return {**record, "file": str(path)}

@@ -1,0 +1,63 @@
+"""The admin override log, `decisions/overrides.jsonl`: its lines on disk.
+
+Append-only, one JSON object per evidence-aware admin decision, each append fsync'ed
+under an exclusive lock so concurrent commands never interleave lines. The file is 0600
+in a 0700 folder: it holds unblinded decisions. What a decision must satisfy (the gates)
+and what it means (`policies.adjudication.Override`) live above this layer
+(`packet_builder.overrides_io`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from campaign.project import Project, open_private
+from vocabulary.errors import InputError
+
+
+def overrides_path(project: Project) -> Path:
+    return project.decisions_dir / "overrides.jsonl"
+
+
+def read_override_lines(project: Project) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line; a line that is not a JSON object is
+    an InputError naming the file and line (an override is never silently dropped)."""
+    path = overrides_path(project)
+    if not path.is_file():
+        return []
+    out: list[tuple[int, dict[str, Any]]] = []
+    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"bad override line ({exc})", file=path, line=lineno, hint="fix or remove the line"
+            ) from exc
+        if not isinstance(obj, dict):
+            raise InputError(
+                "bad override line (not a JSON object)",
+                file=path,
+                line=lineno,
+                hint="fix or remove the line",
+            )
+        out.append((lineno, obj))
+    return out
+
+
+def append_override(project: Project, record: dict[str, Any]) -> Path:
+    """Append one decision line and fsync; returns the log's path."""
+    path = overrides_path(project)
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)  # closing releases the lock
+    return path
