@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from scorers.fusion import Ranked, rank_within
+from scorers.fusion import Ranked, rank_within, rank_within_ties
 
 METHODS = ("min", "product", "harmonic", "injective")
 CONDITION_SEP = "::"
@@ -120,16 +121,6 @@ def _lists(
     return out
 
 
-def _combine(method: str, values: list[float]) -> float:
-    if method == "min":
-        return min(values)
-    if method == "product":
-        return float(np.prod(values))
-    if any(v == 0 for v in values):
-        return 0.0
-    return len(values) / sum(1.0 / v for v in values)
-
-
 def injective_score(page_scores: Sequence[Mapping[int, float]], floor: float) -> float:
     """Best distinct-page assignment: mean over conditions of the assigned page scores.
 
@@ -174,9 +165,11 @@ def compose(
         raise ValueError(f"unknown composition method {method!r}")
     if (method == "injective") != (pages is not None):
         raise ValueError("pages are required for injective and only for it")
-    items: Sequence[Any] = (
-        list(zip(doc_id, pages, strict=True)) if pages is not None else list(doc_id)
-    )
+    if pages is None:
+        return _compose_documents(
+            query_id, condition_id, doc_id, score, conditions, method, depth, floor
+        )
+    items = list(zip(doc_id, pages, strict=True))
     lists = _lists(query_id, condition_id, items, score, depth)
     out_q: list[str] = []
     out_d: list[str] = []
@@ -190,16 +183,12 @@ def compose(
         docs: dict[str, None] = {}  # first appearance: condition order, each list top down
         for _, lst in present:
             for it, _ in lst:
-                docs.setdefault(it[0] if pages is not None else it, None)
-        if pages is not None:
-            per_doc: dict[str, list[dict[int, float]]] = {d: [{} for _ in conds] for d in docs}
-            for ci, (_, lst) in enumerate(present):
-                for (d, p), v in lst:
-                    per_doc[d][ci][p] = v
-            scored = [(d, injective_score(per_doc[d], floor)) for d in docs]
-        else:
-            maps = [dict(lst) for _, lst in present]
-            scored = [(d, _combine(method, [m.get(d, floor) for m in maps])) for d in docs]
+                docs.setdefault(it[0], None)
+        per_doc: dict[str, list[dict[int, float]]] = {d: [{} for _ in conds] for d in docs}
+        for ci, (_, lst) in enumerate(present):
+            for (d, p), v in lst:
+                per_doc[d][ci][p] = v
+        scored = [(d, injective_score(per_doc[d], floor)) for d in docs]
         order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))[:depth]
         for i in order:
             out_q.append(q)
@@ -218,5 +207,81 @@ def compose(
         queries_without_lists=without,
         condition_lists=len(lists),
         rows=len(out_q),
+    )
+    return ranked, report
+
+
+def _compose_documents(
+    query_id: Sequence[str],
+    condition_id: Sequence[str],
+    doc_id: Sequence[str],
+    score: Any,
+    conditions: Mapping[str, Sequence[str]],
+    method: str,
+    depth: int,
+    floor: float,
+) -> tuple[Ranked, ComposeReport]:
+    """min / product / harmonic, vectorised over all queries (same rules as the loop above).
+
+    Lists are numbered query position x width + condition position, so sorting
+    rows by (list, rank) is exactly the first-appearance order of the rules.
+    Products and reciprocal sums run condition by condition, left to right, so
+    equal inputs give bit-identical scores and ties are real.
+    """
+    width = max((len(cs) for cs in conditions.values()), default=1)
+    list_code = {f"{q}\x00{c}": qi * width + j
+                 for qi, (q, cs) in enumerate(conditions.items()) for j, c in enumerate(cs)}  # fmt: skip
+    keys = (
+        pd.Series(np.asarray(query_id, dtype=object))
+        + "\x00"
+        + pd.Series(np.asarray(condition_id, dtype=object))
+    )
+    mapped = keys.map(list_code)
+    if mapped.isna().any():
+        raise ValueError("a row names a (query, condition) pair outside `conditions`")
+    lcode = mapped.to_numpy(dtype=np.int64)
+    sc = np.asarray(score, dtype=np.float64)
+    rows, _ = rank_within(lcode, sc, depth)
+    lk, vals = lcode[rows], sc[rows]
+    nlists = len(conditions) * width
+    lo, hi = np.full(nlists, np.inf), np.full(nlists, -np.inf)
+    np.minimum.at(lo, lk, vals)
+    np.maximum.at(hi, lk, vals)
+    span = (hi - lo)[lk]
+    norm = np.where(span == 0, 1.0, (vals - lo[lk]) / np.where(span == 0, 1.0, span))
+    dcode, duniq = pd.factorize(np.asarray(doc_id, dtype=object)[rows])
+    qk = lk // width
+    pair, pair_uniq = pd.factorize(qk * max(len(duniq), 1) + dcode)
+    pq = np.asarray(pair_uniq) // max(len(duniq), 1)
+    table = np.full((len(pair_uniq), width), floor)
+    table[pair, lk % width] = norm
+    n_of = np.array([len(cs) for cs in conditions.values()], dtype=np.int64)[pq]
+    if method == "min":
+        comp = np.where(np.arange(width)[None, :] < n_of[:, None], table, np.inf).min(axis=1)
+    elif method == "product":
+        comp = np.ones(len(pq))
+        for j in range(width):
+            comp = np.where(j < n_of, comp * table[:, j], comp)
+    else:
+        recip, zero = np.zeros(len(pq)), np.zeros(len(pq), dtype=bool)
+        with np.errstate(divide="ignore"):
+            for j in range(width):
+                use = j < n_of
+                zero |= use & (table[:, j] == 0)
+                recip = np.where(use & ~zero, recip + 1.0 / np.where(zero, 1.0, table[:, j]), recip)
+        comp = np.where(zero, 0.0, n_of / np.where(zero, 1.0, recip))
+    out, rank = rank_within_ties(pq, comp, np.arange(len(pq)), depth)
+    docs_of = np.asarray(duniq, dtype=object)[np.asarray(pair_uniq) % max(len(duniq), 1)]
+    qnames = np.asarray(list(conditions), dtype=object)
+    ranked = Ranked(qnames[pq[out]], docs_of[out], rank + 1, comp[out])
+    with_lists = len(np.unique(qk))
+    report = ComposeReport(
+        method=method,
+        depth=depth,
+        floor=floor,
+        queries=with_lists,
+        queries_without_lists=len(conditions) - with_lists,
+        condition_lists=len(np.unique(lk)),
+        rows=len(out),
     )
     return ranked, report
