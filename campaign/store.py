@@ -140,3 +140,35 @@ def pdf_sources(path: Path) -> dict[str, str]:
             "SELECT doc_id, source_path FROM documents WHERE kind = 'pdf'"
         ).fetchall()
     return {str(d): str(p) for d, p in rows}
+
+
+def query_sizes(path: Path) -> list[tuple[str, int]]:
+    """(query_id, n) in the loaded order: the queries `score --project` scores."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute("SELECT query_id, n FROM queries ORDER BY position, query_id").fetchall()
+    return [(str(q), int(n)) for q, n in rows]
+
+
+def qrels_rows(path: Path) -> list[tuple[str, str, int]]:
+    """(query_id, doc_id, grade) of the loaded qrels, sorted."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute(
+            "SELECT query_id, doc_id, grade FROM qrels ORDER BY query_id, doc_id"
+        ).fetchall()
+    return [(str(q), str(d), int(g)) for q, d, g in rows]
+
+
+def query_strata(path: Path) -> list[tuple[str, str]]:
+    """(release, source) per query, in the same order as `query_sizes` ('' when unset)."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute(
+            "SELECT release, source FROM queries ORDER BY position, query_id"
+        ).fetchall()
+    return [(str(r or ""), str(s or "")) for r, s in rows]
+
+
+def document_pages(path: Path) -> dict[str, int]:
+    """doc_id -> number of pages, for documents whose page count is known."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute("SELECT doc_id, n_pages FROM documents").fetchall()
+    return {str(d): int(n) for d, n in rows if n is not None}

@@ -2,7 +2,7 @@
 
 Commands parse options, load files at this edge (readers, campaign store) and
 call one pure function of `scorers.runs`. JSON values are fractions in [0, 1];
-the human tables print points (x100), like seed 002.
+the human tables print points (x100), like "Do Current Retrievers Cover All the Evidence?" (supplement).
 """
 
 from __future__ import annotations
@@ -31,28 +31,29 @@ def _queries_from_file(path: Path) -> tuple[list[str], list[int]]:
     return [q.query_id for q in qs], [q.n for q in qs]
 
 
-def _store_rows(project: Path, sql: str) -> list[tuple[Any, ...]]:
-    from campaign import store
+def _store_path(project: Path) -> Path:
     from campaign.project import open_project
 
-    proj = open_project(project)
-    with store.connect(proj.store_path, read_only=True) as con:
-        return con.execute(sql).fetchall()
+    return open_project(project).store_path
 
 
 def _project_queries(project: Path) -> tuple[list[str], list[int]]:
-    rows = _store_rows(project, "SELECT query_id, n FROM queries ORDER BY position, query_id")
+    from campaign import store
+
+    rows = store.query_sizes(_store_path(project))
     if not rows:
         raise InputError(
             "the project has no queries", file=project, hint="load the benchmark into it first"
         )
-    return [str(r[0]) for r in rows], [int(r[1]) for r in rows]
+    return [r[0] for r in rows], [r[1] for r in rows]
 
 
 def _project_qrels(project: Path) -> pd.DataFrame:
     import pandas as pd
 
-    rows = _store_rows(project, "SELECT query_id, doc_id, grade FROM qrels")
+    from campaign import store
+
+    rows = store.qrels_rows(_store_path(project))
     return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade"])
 
 

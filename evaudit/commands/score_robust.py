@@ -21,7 +21,7 @@ from evaudit.commands.score import (
     _parse_pairs,
     _path,
     _score_run_files,
-    _store_rows,
+    _store_path,
     score,
 )
 from vocabulary.errors import InputError
@@ -73,8 +73,10 @@ def _query_attrs(queries: Path | None, project: Path | None) -> tuple[list[str],
         qs = read_queries(queries)
         return [q.release for q in qs], [q.source for q in qs]
     assert project is not None
-    rows = _store_rows(project, "SELECT release, source FROM queries ORDER BY position, query_id")
-    return [str(r[0] or "") for r in rows], [str(r[1] or "") for r in rows]
+    from campaign import store
+
+    rows = store.query_strata(_store_path(project))
+    return [r[0] for r in rows], [r[1] for r in rows]
 
 
 def _page_counts(pages: Path | None, project: Path | None) -> dict[str, int]:
@@ -93,8 +95,9 @@ def _page_counts(pages: Path | None, project: Path | None) -> dict[str, int]:
             seen.setdefault(doc, set()).add(obj["page"])
         return {d: len(p) for d, p in seen.items()}
     if project is not None:
-        rows = _store_rows(project, "SELECT doc_id, n_pages FROM documents")
-        return {str(d): int(n) for d, n in rows if n is not None}
+        from campaign import store
+
+        return store.document_pages(_store_path(project))
     raise InputError(
         "--by lmin needs page counts", hint="pass --pages pages.jsonl or --project DIR"
     )
