@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from campaign.project import Project, open_project
+from campaign.overrides import overrides_path
+from campaign.project import Project, open_project, private_dir, write_bytes_atomic
 from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
 from packet_builder.campaign_io import packet_kinds, sha256_file, store_snapshot
 from policies.repair import ACCEPT
@@ -40,7 +40,7 @@ def _inputs(project: Project, packets: list[str], store_sha: str) -> dict[str, s
         files += [project.packet_path(name), project.key_path(name)]
         jdir = project.journal_dir(name)
         files += sorted(jdir.glob("*.jsonl")) if jdir.is_dir() else []
-    overrides = project.decisions_dir / "overrides.jsonl"
+    overrides = overrides_path(project)
     if overrides.is_file():
         files.append(overrides)
     out = {_rel(project, f): sha256_file(f) for f in files}
@@ -157,7 +157,13 @@ def compute(
     for name in ch_names:
         adj = run_adjudication(project, name, tiebreak, None, None)
         reviews = [
-            Review(f.item.query_id, f.item.doc_id, f.new_grade, "+".join(sorted(set(f.paths))))
+            Review(
+                f.item.query_id,
+                f.item.doc_id,
+                f.new_grade,
+                "+".join(sorted(set(f.paths))),
+                f.item.status or "target",
+            )
             for f in adj.finals or []
             if f.new_grade is not None or allow_pending
         ]
@@ -170,6 +176,12 @@ def compute(
             hint="load the benchmark the packets were built from",
         )
     result = revise(qrels, queries, stages)
+    # One qrels copy per stage (seed 002 reports both validation stages): the revision
+    # applied up to and including that stage, exactly as the final copy is made.
+    result["stage_qrels"] = {
+        stage_file(stage.name): revise(qrels, queries, stages[: i + 1])["qrels"]
+        for i, stage in enumerate(stages)
+    }
     result["adjudication"] = adj_summary
     result["pending"] = pending
     result["initial_raters"] = initial_choice
@@ -177,13 +189,19 @@ def compute(
     return result, _inputs(project, used, store_sha), used
 
 
+def stage_file(stage: str) -> str:
+    """qrels.after_audit.txt for the audit stage, qrels.after_challenge-NAME.txt per challenge."""
+    kind, _, name = stage.partition(":")
+    return "qrels.after_audit.txt" if kind == "audit" else f"qrels.after_{kind}-{name}.txt"
+
+
+def _trec(rows: list[dict[str, Any]]) -> str:
+    return "".join(f"{r['query_id']} 0 {r['doc_id']} {r['grade']}\n" for r in rows)
+
+
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    # 0600, atomic: revised qrels and the manifest hold unblinded labels and decisions.
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def _kept_queries_jsonl(project: Project, removed: set[str]) -> str:
@@ -210,10 +228,9 @@ def finalize(
     result, inputs, _used = compute(
         project, initial, initial_raters, adjudication, challenges, tiebreak, allow_pending
     )
+    stage_qrels = result.pop("stage_qrels")
     texts = {
-        "qrels.txt": "".join(
-            f"{r['query_id']} 0 {r['doc_id']} {r['grade']}\n" for r in result["qrels"]
-        ),
+        "qrels.txt": _trec(result["qrels"]),
         "qrels.jsonl": "".join(
             json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in result["qrels"]
         ),
@@ -222,7 +239,11 @@ def finalize(
         ),
         "report.json": _dumps({k: v for k, v in result.items() if k != "qrels"}),
     }
-    outputs = {name: hashlib.sha256(texts[name].encode()).hexdigest() for name in OUTPUTS}
+    stage_names = list(stage_qrels)
+    texts.update({name: _trec(rows) for name, rows in stage_qrels.items()})
+    outputs = {
+        name: hashlib.sha256(texts[name].encode()).hexdigest() for name in (*OUTPUTS, *stage_names)
+    }
     manifest = {
         "format": "evaudit-revision-manifest",
         "version": 1,
@@ -235,8 +256,8 @@ def finalize(
     texts["manifest.json"] = _dumps(manifest)
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError("--out is a file", file=out_dir, hint="give a folder")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name in (*OUTPUTS, "manifest.json"):
+    private_dir(out_dir)  # folders this creates are 0700; an existing --out is left as is
+    for name in (*OUTPUTS, *stage_names, "manifest.json"):
         _write(out_dir / name, texts[name])
     outputs["manifest.json"] = hashlib.sha256(texts["manifest.json"].encode()).hexdigest()
     return {

@@ -4,7 +4,7 @@ Stages (initial repair + adjudication, then any challenge) apply in order; a
 later stage sees the earlier stage's grade as its old grade. Zero grades drop
 their row (qrels keep nonzero rows only). A query that had a gold document
 (grade == n) before the revision and has none after is removed with all its
-qrels, as seed 002 removed a zero-gold SourceShift query. Pure.
+qrels, as "Do Current Retrievers Cover All the Evidence?" (supplement) removed a zero-gold SourceShift query. Pure.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ class Review:
     doc_id: str
     new_grade: int | None  # None = reviewed, grade kept
     path: str  # how the stage reached new_grade, e.g. "consensus_increase", "majority+override"
+    status: str | None = None  # challenge packets: "target" or "control"
 
 
 @dataclass(frozen=True)
@@ -76,12 +77,16 @@ def revise(
     stage_out = []
     for stage in stages:
         reviewed: dict[str, int] = {}
+        by_status: dict[str, dict[str, int]] = {}
         changed = 0
         for r in stage.reviews:
             key = (r.query_id, r.doc_id)
             old = current.get(key, 0)
             new = old if r.new_grade is None else r.new_grade
             reviewed[_tkey(old, new)] = reviewed.get(_tkey(old, new), 0) + 1
+            if r.status is not None:
+                row = by_status.setdefault(r.status, {})
+                row[_tkey(old, new)] = row.get(_tkey(old, new), 0) + 1
             if new != old:
                 changed += 1
                 paths.setdefault(key, []).append(f"{stage.name}:{r.path}")
@@ -89,14 +94,17 @@ def revise(
                     current.pop(key, None)
                 else:
                     current[key] = new
-        stage_out.append(
-            {
-                "stage": stage.name,
-                "reviewed": len(stage.reviews),
-                "changed": changed,
-                "reviewed_transitions": _sort_transitions(reviewed),
+        entry: dict[str, Any] = {
+            "stage": stage.name,
+            "reviewed": len(stage.reviews),
+            "changed": changed,
+            "reviewed_transitions": _sort_transitions(reviewed),
+        }
+        if by_status:  # a challenge: its targets and its blinded controls separately
+            entry["reviewed_transitions_by_status"] = {
+                st: _sort_transitions(by_status[st]) for st in sorted(by_status)
             }
-        )
+        stage_out.append(entry)
     changes: list[dict[str, Any]] = [
         {
             "query_id": q,

@@ -97,21 +97,34 @@ def test_challenge_targets_the_audit_revised_qrels(tmp_path: Path) -> None:
 def test_no_zero_to_one_after_a_challenge_that_confirms_the_subset(tmp_path: Path) -> None:
     root = _audited(tmp_path)
     common = ["--kind", "challenge", "--base", "base", "--variant", "variant", "--k", "3",
-              "--controls", "0", "--min-pages", "2", "--max-pages", "3", "--routes", "lexical"]  # fmt: skip
+              "--controls", "1", "--min-pages", "2", "--max-pages", "3", "--routes", "lexical"]  # fmt: skip
     run("packet", "build", root, "--name", "ch", *common)
     packet = json.loads((root / "packets" / "ch.json").read_text())
     sha = json.loads((root / "keys" / "ch.key.json").read_text())["packet_sha256"]
     # Every stream supports exactly C1 on a page of its pool: each target stays a subset (1).
-    for rater, at in (("S1", 0), ("S2", -1)):  # other pages: two distinct streams
+    for rater, (a, b) in (("S1", (0, 1)), ("S2", (1, 0))):  # other pages: distinct streams
         answers = {
-            it["item_id"]: {it["conditions"][0]["condition_key"]: [it["conditions"][0]["pages"][at]["page_key"]]}
+            it["item_id"]: {
+                c["condition_key"]: [c["pages"][at]["page_key"]]
+                for c, at in zip(it["conditions"], (a, b), strict=True)
+            }
             for it in packet["items"]
-        }  # fmt: skip
+        }
         write_journal_from_packet(root, "ch", sha, rater, answers, packet["items"])
     fin = run("finalize", root, "--out", tmp_path / "o2")
     challenge = next(s for s in fin["stages"] if s["stage"] == "challenge:ch")
     assert "0->1" not in challenge["reviewed_transitions"]
-    assert "0->1" not in fin["transitions"] and fin["transitions"] == {"1->0": 1}
+    # The streams support both conditions on distinct pages: the target d2 becomes gold.
+    assert "0->1" not in fin["transitions"] and fin["transitions"] == {"1->0": 1, "1->2": 1}
+    # Transitions split by target and control; one qrels copy per stage.
+    by_status = challenge["reviewed_transitions_by_status"]
+    assert by_status["target"] == {"1->2": 1} and sum(by_status["control"].values()) == 1
+    out = tmp_path / "o2"
+    audit_copy = (out / "qrels.after_audit.txt").read_text()
+    assert "q1 0 d1" not in audit_copy and "q2 0 d2 1" in audit_copy
+    final = (out / "qrels.after_challenge-ch.txt").read_text()
+    assert final == (out / "qrels.txt").read_text() and "q2 0 d2 2" in final
+    assert set(fin["outputs"]) >= {"qrels.after_audit.txt", "qrels.after_challenge-ch.txt"}
 
 
 def write_journal_from_packet(
