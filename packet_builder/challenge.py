@@ -1,4 +1,4 @@
-"""Targeted residual-qrel challenge (seed 002): which judged subsets could reduce a contrast.
+"""Targeted residual-qrel challenge ("Do Current Retrievers Cover All the Evidence?" (supplement)): which judged subsets could reduce a contrast.
 
 Contrast = mean over evaluated queries (those with >= 1 gold) of
 gold-only NDCG@k(variant) - NDCG@k(base). Gold-only NDCG uses binary gain

@@ -1,4 +1,4 @@
-"""Pool composition (seed 002's pool table) and the held-out recall check."""
+"""Pool composition (the pool table of "Do Current Retrievers Cover All the Evidence?" (supplement)) and the held-out recall check."""
 
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def _str_list(
 
 
 def read_queries(path: str | Path) -> list[Query]:
-    """queries.jsonl: one query per line with its conditions (DESIGN.md, Input formats)."""
+    """queries.jsonl: one query per line with its conditions (docs/formats.md)."""
     path = Path(path)
     queries: list[Query] = []
     seen: dict[str, int] = {}

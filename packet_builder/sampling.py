@@ -1,4 +1,4 @@
-"""Reproducible stratified sampling of judged query-document pairs (seed 002, Scope and Sampling).
+"""Reproducible stratified sampling of judged query-document pairs ("Do Current Retrievers Cover All the Evidence?" (supplement), "Scope and Sampling").
 
 Candidates are judged pairs (grade >= 1). Each is ordered by a salted SHA-256
 of its ids, the salt derived from the seed, and the first N per stratum are
@@ -144,7 +144,7 @@ def sample(
 
 
 def summary_table(selected: Sequence[Candidate]) -> list[dict[str, object]]:
-    """Rows like seed 002's "Stratified audit sample": release, source, pairs, pre-gold, pre-subset."""
+    """Rows like the "Stratified audit sample" of "Do Current Retrievers Cover All the Evidence?" (supplement): release, source, pairs, pre-gold, pre-subset."""
     counts: dict[tuple[str, str], list[int]] = {}
     for c in selected:
         row = counts.setdefault((c.release, c.source), [0, 0, 0])

@@ -1,7 +1,7 @@
-"""The audit agreement tables of seed 002 ("Initial Blind Audit", "Adjudication agreement").
+"""The audit agreement tables of "Do Current Retrievers Cover All the Evidence?" (supplement) ("Initial Blind Audit", "Adjudication agreement").
 
 Pure: takes a packet's items and the evaluated response streams, returns the
-figures `evaudit agreement audit` prints. Derived grades use DESIGN.md's
+figures `evaudit agreement audit` prints. Derived grades use docs/architecture.md's
 definition (supported conditions, with the distinct-page gate on physical pages).
 """
 

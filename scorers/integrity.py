@@ -1,9 +1,9 @@
-"""Response-stream integrity (seed 002 "Adjudication agreement and integrity", challenge).
+"""Response-stream integrity ("Do Current Retrievers Cover All the Evidence?" (supplement), "Adjudication agreement and integrity", challenge).
 
 Per stream: positives, negatives, selected pages, quotes passing the exact
 check, structural and page-pool errors. Two streams identical in every
 decision, page and quote are one stream counted twice; they are flagged and
-collapsed to the first name (seed 002 collapsed two such files). Pure.
+collapsed to the first name ("Do Current Retrievers Cover All the Evidence?" (supplement) collapsed two such files). Pure.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The edge (`packet_builder/campaign_io.py`) builds these from the packet, the
 admin key and the journals; every scorer and policy works on them. A condition
 is *supported* when the answer is yes and it passes the validation gates
-(DESIGN.md "Condition support"); its physical pages come from the admin key,
+(docs/architecture.md, "Shared definitions"); its physical pages come from the admin key,
 so the distinct-page gate sees two page keys showing the same page as one page.
 """
 
@@ -178,6 +178,6 @@ def supports_of(resp: ItemResponse) -> dict[str, frozenset[int]]:
 
 
 def grade_from_supports(n: int, supports: Mapping[str, frozenset[int]]) -> int:
-    """DESIGN.md's derived grade (distinct-page gate on physical pages)."""
+    """The derived grade of docs/architecture.md (distinct-page gate on physical pages)."""
     typed: dict[Hashable, Iterable[Hashable]] = {k: v for k, v in supports.items()}
     return derived_grade(n, typed)

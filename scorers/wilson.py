@@ -1,4 +1,4 @@
-"""Wilson score interval for a binomial proportion (the interval seed 002 reports)."""
+"""Wilson score interval for a binomial proportion (the interval "Do Current Retrievers Cover All the Evidence?" (supplement) reports)."""
 
 from __future__ import annotations
 

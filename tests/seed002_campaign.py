@@ -1,4 +1,4 @@
-"""A constructed campaign that reproduces seed 002's published audit figures end to end.
+"""A constructed campaign that reproduces the published audit figures of "Do Current Retrievers Cover All the Evidence?" (supplement) end to end.
 
 300 pairs (190 with n=2, 110 with n=3), two initial raters A and E whose
 derived grades give the confusion [[2,6,0,0],[2,72,14,0],[0,11,128,1],[0,1,11,52]];

@@ -1,4 +1,4 @@
-"""Seed 002's published audit figures, reproduced through the CLI on a constructed campaign."""
+"""The published audit figures of "Do Current Retrievers Cover All the Evidence?" (supplement), reproduced through the CLI on a constructed campaign."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def test_repair_adjudicate_finalize_chain(campaign: Campaign, tmp_path: Path) ->
         "F": 198,
     }
 
-    # two evidence-aware overrides of majority-negative conditions (seed 002's J011, J060)
+    # two evidence-aware overrides of majority-negative conditions (J011, J060 in "Do Current Retrievers Cover All the Evidence?" (supplement))
     items = {it["item_id"]: it for it in extra[0]["items"]}
     for iid, ck in extra[0]["overridden"]:
         page = next(c for c in items[iid]["conditions"] if c["condition_key"] == ck)["pages"][0]

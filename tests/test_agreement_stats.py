@@ -128,7 +128,7 @@ def test_label_values_are_nominal_only_for_interval() -> None:
     assert abs(out["cohen_kappa"] - cohen_kappa_score(a, b)) < TOL
 
 
-def test_seed002_published_kappas_from_tables() -> None:
+def test_published_kappas_from_tables() -> None:
     grade = [[2, 6, 0, 0], [2, 72, 14, 0], [0, 11, 128, 1], [0, 1, 11, 52]]
     assert round(kappa_from_confusion(grade, "linear"), 3) == 0.801
     # conditions: 560 / 555 positives of 710, 661 agree -> both-yes 538

@@ -1,4 +1,4 @@
-"""Selector comparison, held-out first-order error and the decision rules of seed 003."""
+"""Selector comparison, held-out first-order error and the decision rules of "Which Reranking Conclusions Survive the Answer Interface?"."""
 
 from __future__ import annotations
 

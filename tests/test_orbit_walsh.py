@@ -1,4 +1,4 @@
-"""Walsh transform, g/h definitions and R norms of the orbit audit (seed 003)."""
+"""Walsh transform, g/h definitions and R norms of the orbit audit ("Which Reranking Conclusions Survive the Answer Interface?")."""
 
 from __future__ import annotations
 

@@ -28,7 +28,9 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[tuple[str, int | None, int]] = []
 
-    def __call__(self, items: Iterable[T], *, total: int | None = None, desc: str = "") -> Iterator[T]:
+    def __call__(
+        self, items: Iterable[T], *, total: int | None = None, desc: str = ""
+    ) -> Iterator[T]:
         seen = 0
         for item in items:
             seen += 1

@@ -79,7 +79,7 @@ def test_fixtures_cover_every_verdict_and_status() -> None:
 
 
 def test_table2_population_accounting() -> None:
-    """Seed 000 Table 2: identical pass fraction 1.0, different run status."""
+    """Table 2 of "Does the Selected Object Reach the Reader?": identical pass fraction 1.0, different run status."""
     rows = []
     for name in ("hard-fixture", "hard-fixture-one-missing"):
         r = evaluate_declaration_file(EXAMPLES / name / "declaration.json")

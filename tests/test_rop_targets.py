@@ -1,4 +1,4 @@
-"""Target comparison (seed 000 Sec. 3.4, Tables 16-18) and the question-cluster bootstrap."""
+"""Target comparison ("Does the Selected Object Reach the Reader?", Sec. 3.4, Tables 16-18) and the question-cluster bootstrap."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The annotation validation gates (seed 002, "Interface and validation gates").
+"""The annotation validation gates ("Do Current Retrievers Cover All the Evidence?" (supplement), "Interface and validation gates").
 
 Per condition exactly one of yes/no. A yes needs >= 1 selected in-pool page and,
 per selected page, a nontrivial quote that is a normalized substring of that

@@ -1,4 +1,4 @@
-"""Derived grades with the distinct-page gate (DESIGN.md, "Derived grade").
+"""Derived grades with the distinct-page gate (docs/architecture.md, "Shared definitions").
 
 grade = number of supported conditions; when all n are supported but no
 assignment of a distinct selected page to every condition exists (Hall's

@@ -1,6 +1,6 @@
 """The quote/page-text normalizer shared by the app, the HTML packet, the routes and the scorers.
 
-Normalization (DESIGN.md): Unicode NFKC, case fold, unify quote and dash
+Normalization (docs/architecture.md, "Shared definitions"): Unicode NFKC, case fold, unify quote and dash
 variants, join hyphenated line breaks, collapse whitespace. The JavaScript twin
 lives in `audit_app/static/textnorm.js`; both are checked against
 `tests/data/textnorm_vectors.json`.

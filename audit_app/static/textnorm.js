@@ -1,7 +1,7 @@
 /*
  * textnorm.js: the JavaScript twin of vocabulary/textnorm.py.
  *
- * Normalization (DESIGN.md): Unicode NFKC, case fold, unify quote and dash
+ * Normalization (docs/architecture.md, "Shared definitions"): Unicode NFKC, case fold, unify quote and dash
  * variants, join hyphenated line breaks, collapse whitespace. It must give the
  * same output as the Python side character for character; both are checked
  * against tests/data/textnorm_vectors.json. Positions are counted in code

@@ -1,4 +1,4 @@
-"""Agreement, integrity, repair, adjudication and finalize commands (seed 002's audit chain).
+"""Agreement, integrity, repair, adjudication and finalize commands (the audit chain of "Do Current Retrievers Cover All the Evidence?" (supplement)).
 
 agreement audit -> repair plan -> packet build --kind adjudication -> adjudicate -> finalize
 """
@@ -104,7 +104,7 @@ def agreement_stats(ratings: Path, as_json: bool) -> None:
 @_RATERS
 @_JSON
 def agreement_audit(directory: Path, packet: str, raters: str | None, as_json: bool) -> None:
-    """Seed 002's audit table for PACKET: derived grades, kappas, page sets, strata."""
+    """The audit table of "Do Current Retrievers Cover All the Evidence?" (supplement) for PACKET: derived grades, kappas, page sets, strata."""
     from packet_builder.audit_ops import agreement_audit as run
 
     out = run(directory, packet, raters)

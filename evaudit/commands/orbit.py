@@ -1,4 +1,4 @@
-"""`evaudit orbit`: the finite-orbit interface audit of seed 003 (thin CLI)."""
+"""`evaudit orbit`: the finite-orbit interface audit of "Which Reranking Conclusions Survive the Answer Interface?" (thin CLI)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ def rop() -> None:
 
     A declaration fixes the interface claim, expected population, target,
     resolver, returned-ID field, cutoff and any/all rule; `evaluate` gives one
-    verdict per record and one status per run (seed 000, Appendix A).
+    verdict per record and one status per run ("Does the Selected Object Reach the Reader?", Appendix A).
     """
 
 
@@ -187,7 +187,7 @@ def targets_cmd(
     """Score selected object (P) and dataset trace (H) against the same rankings.
 
     Per stack and cutoff: joint counts P1H1, P1H0, P0H1, P0H0, different labels
-    and both recalls (seed 000, Tables 16-18). Records whose selected or trace
+    and both recalls ("Does the Selected Object Reach the Reader?", Tables 16-18). Records whose selected or trace
     id is missing or unresolvable are excluded and listed.
     """
     from packet_builder.rop_files import compare_targets_file

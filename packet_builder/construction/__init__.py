@@ -1,4 +1,4 @@
-"""Deterministic CrossPage-style benchmark construction from PDF page text (seed 002).
+"""Deterministic CrossPage-style benchmark construction from PDF page text ("Do Current Retrievers Cover All the Evidence?" (supplement)).
 
 Pipeline: extract page text (PyMuPDF) -> mine a per-page condition inventory
 (key phrases, LaTeX commands and section headings, each with aliases) ->

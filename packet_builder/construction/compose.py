@@ -1,6 +1,6 @@
 """Compose 2- and 3-condition queries: rare conjunctions with >= 1 gold and several subsets.
 
-Anchor-first (seed 002 "compose P0"): pick an anchor document, pick n eligible
+Anchor-first ("Do Current Retrievers Cover All the Evidence?" (supplement), "compose P0"): pick an anchor document, pick n eligible
 conditions it holds on distinct pages with no page holding all of them, then
 keep the query only if, over the whole corpus, its golds are few and its
 subsets several. The rng is seeded; every candidate list is sorted first, so

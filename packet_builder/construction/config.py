@@ -13,7 +13,7 @@ class ConstructionConfig:
     df_min: int = 3
     df_max: int = 10
     # ... and, on average over those documents, on at most this fraction of their pages
-    # (seed 002: conditions "occur on a few pages", not everywhere).
+    # ("Do Current Retrievers Cover All the Evidence?": conditions "occur on a few pages", not everywhere).
     max_mean_page_frac: float = 0.35
     # Rare conjunction: at most this many golds (and this fraction of the judged union).
     max_gold: int = 3

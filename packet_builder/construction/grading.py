@@ -1,4 +1,4 @@
-"""Clue counts with the two gold gates of seed 002 (pure).
+"""Clue counts with the two gold gates of "Do Current Retrievers Cover All the Evidence?" (supplement) (pure).
 
 grade = number of conditions with a nonempty page set; when all n have pages,
 the pair is gold only if a distinct-page assignment exists AND no single page

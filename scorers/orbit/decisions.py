@@ -1,4 +1,4 @@
-"""Decision rules of seed 003 with configurable thresholds.
+"""Decision rules of "Which Reranking Conclusions Survive the Answer Interface?" with configurable thresholds.
 
 Per environment: material variation, higher-order material/negligible, first-order signs,
 the sign classification of the BGE-minus-BM25 direction, and the held-out first-order error
@@ -21,7 +21,7 @@ OBJECTS = ("g", "h")
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Defaults are the values seed 003 fixed before downstream evaluation."""
+    """Defaults are the values "Which Reranking Conclusions Survive the Answer Interface?" fixed before downstream evaluation."""
 
     material: float = 0.015  # R lower/upper bound threshold (1.5 points of balanced accuracy)
     max_error: float = 0.03  # held-out first-order maximum-error upper bound
@@ -60,7 +60,7 @@ def replicated_first_order(signs: Sequence[NDArray[np.int64]]) -> list[bool]:
     ``signs[e]`` holds the determined first-order signs (2 objects x 3 factors) of
     environment e. The replicated sign of each (object, factor) is the one most environments
     determine (none on a tie). An environment replicates when it determines at least one
-    first-order sign and every sign it determines equals the replicated one. (Seed 003 names
+    first-order sign and every sign it determines equals the replicated one. ("Which Reranking Conclusions Survive the Answer Interface?" names
     "jointly replicated first-order signs" without a formula; this is the project's reading.)
     """
     stack = np.array(signs).reshape(len(signs), -1) if signs else np.zeros((0, 6), int)

@@ -1,4 +1,4 @@
-"""Plain-text report of an orbit analysis, one section per question of seed 003.
+"""Plain-text report of an orbit analysis, one section per question of "Which Reranking Conclusions Survive the Answer Interface?".
 
 The four questions (policy level, interface stability, policy ordering, selection value)
 are reported separately because none logically implies another.

@@ -1,4 +1,4 @@
-"""Returned-Object Profile (ROP, seed 000): declarations, resolver, evaluator, target comparison.
+"""Returned-Object Profile (ROP, "Does the Selected Object Reach the Reader?"): declarations, resolver, evaluator, target comparison.
 
 Pure library: callers pass bytes and parsed records; file access lives in
 `packet_builder.rop_files`.

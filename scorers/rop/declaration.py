@@ -1,4 +1,4 @@
-"""Validate a ROP declaration: JSON Schema, then every cross-file check (seed 000, App. A).
+"""Validate a ROP declaration: JSON Schema, then every cross-file check ("Does the Selected Object Reach the Reader?", App. A).
 
 Pure: the caller passes the declaration bytes and the bytes of every file it
 references (``None`` for a file that could not be read). Every problem found is

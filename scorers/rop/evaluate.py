@@ -1,7 +1,7 @@
 """The reference ROP evaluator: one verdict per observed record, one status per run.
 
 Pure: takes the declaration bytes and the bytes of the files it references.
-Population accounting follows seed 000 Appendix A: every expected id is either
+Population accounting follows "Does the Selected Object Reach the Reader?", Appendix A: every expected id is either
 observed or MISSING; malformed, duplicate and unexpected observations are listed.
 """
 

@@ -1,6 +1,6 @@
 """Vectorised record verdicts: resolve identities, apply the cutoff, test any/all membership.
 
-Rules (seed 000, "Resolve identities and test the ranking"): the cutoff is
+Rules ("Does the Selected Object Reach the Reader?", "Resolve identities and test the ranking"): the cutoff is
 applied first; duplicates keep their positions and use up cutoff slots; unknown
 returned ids never match; ``any`` needs one returned id resolving to an
 acceptable object, ``all`` needs every raw member M_v(o) of one acceptable

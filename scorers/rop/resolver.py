@@ -1,4 +1,4 @@
-"""The versioned identity resolver D_v and the witness inverse map (seed 000, Appendix A).
+"""The versioned identity resolver D_v and the witness inverse map ("Does the Selected Object Reach the Reader?", Appendix A).
 
 Resolver file: ``{"version": "...", "objects": {"<canonical id>": ["<member raw id>", ...]}}``.
 Every raw member and every canonical id resolves to its canonical object; a raw id

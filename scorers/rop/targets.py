@@ -1,4 +1,4 @@
-"""Selected-object vs dataset-trace target comparison (seed 000, Section 3.4, Tables 16-18).
+"""Selected-object vs dataset-trace target comparison ("Does the Selected Object Reach the Reader?", Section 3.4, Tables 16-18).
 
 Every ranking is scored twice against the same returned ids: P = the selected
 object U is among the first k (any rule, through the resolver), H = the trace

@@ -1,4 +1,4 @@
-"""Record verdicts and run statuses in the fixed orders of seed 000 Tables 11 and 12."""
+"""Record verdicts and run statuses in the fixed orders of "Does the Selected Object Reach the Reader?", Tables 11 and 12."""
 
 from __future__ import annotations
 

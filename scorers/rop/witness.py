@@ -1,4 +1,4 @@
-"""The per-record witness binding hash (issue 7; seed 000 "Decode a bound witness")."""
+"""The per-record witness binding hash (issue 7; "Does the Selected Object Reach the Reader?", "Decode a bound witness")."""
 
 from __future__ import annotations
 

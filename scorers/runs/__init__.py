@@ -1,7 +1,7 @@
 """Run scoring: n-Clue Score, Gold Hit, Gold-NDCG, graded NDCG, family bootstrap, paired tests.
 
 Pure and vectorised: `bind_qrels` once, then `rank_run` + `measure` for each run
-(or `score_runs`); reports in `report`. Specification: seed 002 and DESIGN.md.
+(or `score_runs`); reports in `report`. Specification: "Do Current Retrievers Cover All the Evidence?" (supplement) and docs/architecture.md.
 """
 
 from scorers.runs.bind import TIE_MODES, BoundQrels, TopK, bind_qrels, families, rank_run

@@ -154,7 +154,7 @@ def families(
 ) -> tuple[np.ndarray, int]:
     """Exact gold families: queries with an identical, non-empty set of gold documents.
 
-    Seed 002 groups queries sharing the complete set of gold document ids. A
+    "Do Current Retrievers Cover All the Evidence?" (supplement) groups queries sharing the complete set of gold document ids. A
     query without gold shares no construction with anything, so it is its own
     family (a project choice; the seed's benchmark has gold for every query).
     Families are numbered by their first query.
@@ -214,8 +214,8 @@ def rank_run(
 ) -> TopK:
     """Order each query's documents by score descending and keep the top k.
 
-    ties="file" keeps run-file order among equal scores (seed 002's stable input
-    order); ties="trec_eval" breaks them by document id descending, as trec_eval.
+    ties="file" keeps run-file order among equal scores (the stable input order of
+    "Do Current Retrievers Cover All the Evidence?" (supplement)); ties="trec_eval" breaks them by document id descending, as trec_eval.
     Rows of queries outside the bound query set are ignored.
     """
     if ties not in TIE_MODES:

@@ -1,4 +1,4 @@
-"""Exact-family bootstrap (seed 002, "Clustered Uncertainty and Paired Tests").
+"""Exact-family bootstrap ("Do Current Retrievers Cover All the Evidence?" (supplement), "Clustered Uncertainty and Paired Tests").
 
 A family is the set of queries sharing an identical set of gold document ids
 (BoundQrels.family). A replicate draws as many families as there are, with

@@ -1,4 +1,4 @@
-"""Per-query outcomes and measures from a run's top-k grades (seed 002, DESIGN.md Definitions).
+"""Per-query outcomes and measures from a run's top-k grades ("Do Current Retrievers Cover All the Evidence?" (supplement); docs/architecture.md, "Shared definitions").
 
 For a query with n conditions, gold = grade n and a judged subset = grade
 1..n-1. Outcome per query: miss (no gold in the top k), subset_first (the
@@ -98,7 +98,7 @@ def summarize(pq: PerQuery) -> dict[str, object]:
 
 
 def outcome_shares(outcome: np.ndarray) -> dict[str, float]:
-    """Unconditional miss / subset-first / gold-first proportions (seed 002 Table S1f M/P/G)."""
+    """Unconditional miss / subset-first / gold-first proportions ("Do Current Retrievers Cover All the Evidence?", supplement Table S1f M/P/G)."""
     counts = np.bincount(outcome, minlength=3).astype(np.float64)
     total = max(outcome.size, 1)
     return {name: float(c / total) for name, c in zip(OUTCOMES, counts, strict=True)}

@@ -1,6 +1,6 @@
 """Paired tests between runs: sign-flip randomization, Holm, common-support ordering.
 
-Seed 002 reports query-paired randomization p-values (10,000 draws), Holm
+"Do Current Retrievers Cover All the Evidence?" (supplement) reports query-paired randomization p-values (10,000 draws), Holm
 correction across the declared contrasts, and Table S1f's ordering on the
 common success support.
 """
@@ -64,7 +64,8 @@ def holm(pvalues: np.ndarray | list[float]) -> np.ndarray:
 
 
 def common_support(base: np.ndarray, variant: np.ndarray) -> dict[str, float | int | None]:
-    """Seed 002 Table S1f: ordering on queries where both runs retrieve a gold in the top k.
+    """Table S1f of "Do Current Retrievers Cover All the Evidence?" (supplement): ordering on queries where both runs retrieve a gold
+    in the top k.
 
     D = 1 - P(subset ranks above the best gold) = share of gold_first on the
     common support; delta_D = D(variant) - D(base). None when no query is common.

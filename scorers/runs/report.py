@@ -209,7 +209,7 @@ def removed_queries(
     """Queries a revision removed: nonzero qrels before, no qrels rows at all after.
 
     The repair policy removes a query that loses its last gold together with all
-    its qrels (seed 002: "one demotion removes a zero-gold SourceShift query"),
+    its qrels ("Do Current Retrievers Cover All the Evidence?" (supplement): "one demotion removes a zero-gold SourceShift query"),
     so the revised benchmark scores over the remaining queries.
     """
     wanted = set(query_ids)

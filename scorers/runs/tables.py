@@ -1,4 +1,4 @@
-"""Human-readable tables for the score reports (points x100, like seed 002)."""
+"""Human-readable tables for the score reports (points x100, like "Do Current Retrievers Cover All the Evidence?" (supplement))."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def _mpg(d: dict[str, float]) -> str:
 
 
 def nclue_text(rep: dict[str, Any]) -> str:
-    """Seed 002 Table S1a-style ranking of runs."""
+    """A ranking of runs in the style of Table S1a of "Do Current Retrievers Cover All the Evidence?" (supplement)."""
     out: list[str] = []
     runs = sorted(rep["runs"].items(), key=lambda kv: -kv[1]["nclue"])
     rows = []
@@ -58,7 +58,7 @@ def nclue_text(rep: dict[str, Any]) -> str:
 
 
 def compare_text(rep: dict[str, Any]) -> str:
-    """Declared pairs (effects, CI, raw p, plain Holm across pairs) and seed 002 Table S1f.
+    """Declared pairs (effects, CI, raw p, plain Holm across pairs) and "Do Current Retrievers Cover All the Evidence?", supplement Table S1f.
 
     The pairs' Holm p adjusts raw p over the declared pairs only; it is not the supplement's
     selection-adjusted p of Table S1e (that is `--block`, scorers/runs/selection.py), so the
@@ -88,13 +88,16 @@ def compare_text(rep: dict[str, Any]) -> str:
     )
     h1 = ["contrast", "dScore", "95% CI", "dHit", "dGoldNDCG", "dNDCG", "raw p", "pairs Holm p"]
     out.append(table(rows, h1))
-    out.append("\nCommon-support ordering (seed 002 Table S1f): M/P/G = miss/subset/gold first.")
+    out.append(
+        "\nCommon-support ordering (Table S1f of the supplement to 'Do Current Retrievers Cover "
+        "All the Evidence?'): M/P/G = miss/subset/gold first."
+    )
     out.append(table(rows2, ["contrast", "common n", "delta D", "base M/P/G", "variant M/P/G"]))
     return "\n".join(out)
 
 
 def impact_text(rep: dict[str, Any]) -> str:
-    """Seed 002 'Evaluation impact' table: every run before -> after, ordering, pairs."""
+    """The 'Evaluation impact' table of "Do Current Retrievers Cover All the Evidence?" (supplement): every run before -> after, ordering, pairs."""
     out: list[str] = []
     m = rep["metric"]
     order = rep["ordering"]
