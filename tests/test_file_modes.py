@@ -1,7 +1,9 @@
-"""Project files are private: folders 0700, store, registry, keys and journals 0600.
+"""Project files are private: folders 0700; store, registry, packets, keys, journals,
+exports, overrides and finalize outputs 0600.
 
 Real files made by the real code paths (init, annotator add, the journal append, the
-atomic JSON writer), under a permissive umask so the modes come from the code.
+atomic JSON writer, packet build and export, override, finalize), under a permissive
+umask so the modes come from the code.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import pytest
 from audit_app.access import add_annotator
 from campaign import journal
 from campaign.project import write_json_atomic
+from packet_builder.overrides_io import record_override
 from tests.app_fixture import build
-from tests.conftest import run_cli
+from tests.conftest import cli_json, run_cli
+from tests.test_finalize_decisions import _campaign
+from tests.test_packet_fixtures import make_project
 
 
 def mode(path: Path) -> int:
@@ -81,3 +86,46 @@ def test_atomic_writer_narrows_what_it_creates_only(tmp_path: Path) -> None:
     os.chmod(stale, 0o666)
     write_json_atomic(shared / "x.json", {"b": 2})
     assert mode(shared / "x.json") == 0o600 and not stale.exists()
+
+
+def test_built_packet_key_and_export_are_0600(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    cli_json("packet", "build", root, "--name", "init", "--seed", "11", "--per-stratum", "1")
+    assert mode(root / "packets" / "init.json") == 0o600
+    assert mode(root / "keys" / "init.key.json") == 0o600
+    shared = tmp_path / "outbox"
+    shared.mkdir(mode=0o755)
+    cli_json("packet", "export", root, "init", "--out", shared / "new" / "init.json")
+    assert mode(shared / "new" / "init.json") == 0o600
+    assert mode(shared / "new") == 0o700 and mode(shared) == 0o755
+    assert not list((root / "packets").glob(".*.tmp"))
+
+
+def test_override_log_is_0600(tmp_path: Path) -> None:
+    fx = build(tmp_path / "proj", items=2)
+    page = "J001-C1-A"
+    decisions = fx.project.decisions_dir
+    decisions.rmdir()  # made again by the append, privately
+    record_override(
+        fx.project.root,
+        "initial",
+        "J001",
+        "C1",
+        "yes",
+        "seen on the page",
+        [page],
+        [fx.quotes[page]],
+    )
+    assert mode(decisions) == 0o700
+    assert mode(decisions / "overrides.jsonl") == 0o600
+
+
+def test_finalize_outputs_are_0600(tmp_path: Path) -> None:
+    root, _ = _campaign(tmp_path)
+    out = tmp_path / "fin" / "revised"
+    cli_json("finalize", root, "--out", out)
+    assert mode(out) == 0o700 and mode(out.parent) == 0o700
+    names = sorted(p.name for p in out.iterdir())
+    assert {"manifest.json", "qrels.txt", "report.json"} <= set(names)
+    for name in names:
+        assert mode(out / name) == 0o600, name
