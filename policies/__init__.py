@@ -1,4 +1,4 @@
-"""Decision logic: evidence gates, derived grades, the repair policy, final decisions, qrel revision.
+"""Decision logic: the repair policy, final decisions, qrel revision (gates and grades: vocabulary).
 
 Pure functions over typed records, arrays and DataFrames: no file, database or UI access.
 """

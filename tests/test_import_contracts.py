@@ -37,7 +37,7 @@ REQUIRED = [
             "audit_app.actions",
             "audit_app.judging",
         )
-        for m in ("campaign.store", "packet_builder.history", "duckdb")
+        for m in ("campaign.store", "campaign.packets", "packet_builder.history", "duckdb")
     ],
 ]
 LINT = "from importlinter.cli import lint_imports; raise SystemExit(lint_imports())"
