@@ -172,3 +172,67 @@ def document_pages(path: Path) -> dict[str, int]:
     with connect(path, read_only=True) as con:
         rows = con.execute("SELECT doc_id, n_pages FROM documents").fetchall()
     return {str(d): int(n) for d, n in rows if n is not None}
+
+
+# --- The benchmark as the packet builder reads it (inside the caller's read connection) ---
+
+
+def condition_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+    """(query_id, condition_id, name, requirement, counts, does_not_count, note, aliases)
+    by query and position; list fields are JSON text."""
+    return con.execute(
+        "SELECT query_id, condition_id, name, requirement, counts, does_not_count, note, aliases "
+        "FROM conditions ORDER BY query_id, position"
+    ).fetchall()
+
+
+def query_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+    """(query_id, text, release, source) in the loaded order."""
+    return con.execute(
+        "SELECT query_id, text, release, source FROM queries ORDER BY position"
+    ).fetchall()
+
+
+def grade_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+    """(query_id, doc_id, grade) of the loaded qrels."""
+    return con.execute("SELECT query_id, doc_id, grade FROM qrels").fetchall()
+
+
+def evidence_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+    """(query_id, doc_id, condition_id, page), sorted."""
+    return con.execute(
+        "SELECT query_id, doc_id, condition_id, page FROM evidence ORDER BY ALL"
+    ).fetchall()
+
+
+def document_sources(con: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+    """(doc_id, source_path, kind) of every ingested document."""
+    return con.execute("SELECT doc_id, source_path, kind FROM documents").fetchall()
+
+
+def text_page_counts(con: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+    """(doc_id, pages with non-blank text)."""
+    return con.execute(
+        "SELECT doc_id, count(*) FROM pages WHERE length(trim(coalesce(text, ''))) > 0 "
+        "GROUP BY doc_id"
+    ).fetchall()
+
+
+def page_batches(con: duckdb.DuckDBPyConnection, size: int = 10_000) -> Iterator[list[Any]]:
+    """(doc_id, page, text) by document and page, in batches (the corpus may be large)."""
+    cur = con.execute("SELECT doc_id, page, text FROM pages ORDER BY doc_id, page")
+    while batch := cur.fetchmany(size):
+        yield batch
+
+
+def run_rows(con: duckdb.DuckDBPyConnection, run_name: str) -> list[tuple[Any, ...]]:
+    """(query_id, doc_id) of one run: score descending, then rank, then file order."""
+    return con.execute(
+        "SELECT query_id, doc_id FROM runs WHERE run_name = ? "
+        "ORDER BY query_id, score DESC, rank, position",
+        [run_name],
+    ).fetchall()
+
+
+def run_names(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [r[0] for r in con.execute("SELECT DISTINCT run_name FROM runs ORDER BY 1").fetchall()]

@@ -1,4 +1,6 @@
-"""Read the benchmark and the page corpus out of the campaign store (the builder's input edge)."""
+"""Read the benchmark and the page corpus out of the campaign store (the builder's input edge).
+
+The SQL is `campaign.store`'s; this module turns its rows into the builder's records."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from campaign import store
 from packet_builder.records import Condition, Query
 from packet_builder.routes.base import Corpus
 
@@ -31,10 +34,7 @@ def _json_list(text: str | None) -> tuple[str, ...]:
 
 def read_benchmark(con: duckdb.DuckDBPyConnection) -> Benchmark:
     conds: dict[str, list[Condition]] = {}
-    for row in con.execute(
-        "SELECT query_id, condition_id, name, requirement, counts, does_not_count, note, aliases "
-        "FROM conditions ORDER BY query_id, position"
-    ).fetchall():
+    for row in store.condition_rows(con):
         conds.setdefault(row[0], []).append(
             Condition(
                 condition_id=row[1],
@@ -48,41 +48,21 @@ def read_benchmark(con: duckdb.DuckDBPyConnection) -> Benchmark:
         )
     queries = {
         qid: Query(qid, text or "", tuple(conds.get(qid, ())), release or "", source or "")
-        for qid, text, release, source in con.execute(
-            "SELECT query_id, text, release, source FROM queries ORDER BY position"
-        ).fetchall()
+        for qid, text, release, source in store.query_rows(con)
     }
-    qrels = {
-        (q, d): int(g)
-        for q, d, g in con.execute("SELECT query_id, doc_id, grade FROM qrels").fetchall()
-        if g
-    }
-    evidence = [
-        (q, d, c, int(p))
-        for q, d, c, p in con.execute(
-            "SELECT query_id, doc_id, condition_id, page FROM evidence ORDER BY ALL"
-        ).fetchall()
-    ]
+    qrels = {(q, d): int(g) for q, d, g in store.grade_rows(con) if g}
+    evidence = [(q, d, c, int(p)) for q, d, c, p in store.evidence_rows(con)]
     # A PDF file or OCR folder belongs to one document, so its name identifies it; a pages.jsonl
     # is shared by many documents and its name says nothing (and would match the word "pages").
     files: dict[str, str] = {}
-    for doc_id, source_path, kind in con.execute(
-        "SELECT doc_id, source_path, kind FROM documents"
-    ).fetchall():
+    for doc_id, source_path, kind in store.document_sources(con):
         files[doc_id] = Path(source_path).name if source_path and kind != "pages" else ""
-    n_pages = {
-        d: int(n)
-        for d, n in con.execute(
-            "SELECT doc_id, count(*) FROM pages WHERE length(trim(coalesce(text, ''))) > 0 "
-            "GROUP BY doc_id"
-        ).fetchall()
-    }
+    n_pages = {d: int(n) for d, n in store.text_page_counts(con)}
     return Benchmark(queries, qrels, evidence, files, n_pages)
 
 
 def iter_pages(con: duckdb.DuckDBPyConnection) -> Iterator[tuple[str, int, str]]:
-    cur = con.execute("SELECT doc_id, page, text FROM pages ORDER BY doc_id, page")
-    while batch := cur.fetchmany(10_000):
+    for batch in store.page_batches(con):
         yield from ((d, int(p), t or "") for d, p, t in batch)
 
 
@@ -94,14 +74,10 @@ def read_corpus(con: duckdb.DuckDBPyConnection) -> Corpus:
 def read_run(con: duckdb.DuckDBPyConnection, run_name: str) -> dict[str, list[str]]:
     """query_id -> doc_ids best first (score descending, then rank, then file order)."""
     out: dict[str, list[str]] = {}
-    for q, d in con.execute(
-        "SELECT query_id, doc_id FROM runs WHERE run_name = ? "
-        "ORDER BY query_id, score DESC, rank, position",
-        [run_name],
-    ).fetchall():
+    for q, d in store.run_rows(con, run_name):
         out.setdefault(q, []).append(d)
     return out
 
 
 def run_names(con: duckdb.DuckDBPyConnection) -> list[str]:
-    return [r[0] for r in con.execute("SELECT DISTINCT run_name FROM runs ORDER BY 1").fetchall()]
+    return store.run_names(con)
