@@ -26,10 +26,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorers.rop import evaluate_reference, records, validate
-from scorers.rop.columns import RecordColumns, strings
+from scorers.rop.columns import RecordColumns
 from scorers.rop.evaluate import evaluate
 from scorers.rop.membership import assign_verdicts
 from scorers.rop.records import parse_records, stdlib_records
+from scorers.rop.strings import index_codes, strings
 from scorers.rop.typed_rows import _long_integer, typed_decoder
 from tests.test_rop_helpers import agrees_with_reference, bundle
 
@@ -538,3 +539,14 @@ def test_fingerprints_read_each_string_alone(values: list[str]) -> None:
     for value, fp in zip(values, got.tolist(), strict=True):
         raw = value.encode("utf-8", "surrogatepass")
         assert fp == (int.from_bytes(raw[-4:], "little") ^ len(raw)) & 0x7FFFFFFF
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "", "é", "ab"]), max_size=20), st.data())
+def test_index_codes_are_positions_among_the_keys(values: list[str], data: Any) -> None:
+    keys = data.draw(st.lists(st.sampled_from(["a", "b", "é", "zz"]), unique=True, max_size=4))
+    arr, key_arr = pa.array(values, type=pa.string()), pa.array(keys, type=pa.string())
+    for start in (0, min(1, len(values))):  # also an array that starts inside its buffers
+        part = arr.slice(start)
+        want = [keys.index(v) if v in keys else -1 for v in values[start:]]
+        assert index_codes(part, key_arr).tolist() == want

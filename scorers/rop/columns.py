@@ -10,17 +10,16 @@ from the columns by `scorers.rop.membership` alone.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from scorers.rop.declaration import Declaration, get_path
+from scorers.rop.strings import Values
 from scorers.rop.verdicts import SELECTOR_ERROR
-
-Values: TypeAlias = list[str] | pa.Array
 
 
 @dataclass
@@ -148,23 +147,6 @@ def _returned_ids(value: Any, id_field: str | None) -> list[str] | None:
             return None
         out.append(rid)
     return out
-
-
-def strings(values: Sequence[str]) -> Values:
-    """An Arrow string array, or the Python list when Arrow cannot hold the values (a lone
-    surrogate, JSON "\\ud800", is a valid Python string but no UTF-8)."""
-    if isinstance(values, pa.Array):
-        return values
-    text = "".join(values)
-    if text.isascii() and len(text) < 1 << 31:  # one byte per character: lengths are offsets
-        offsets = np.zeros(len(values) + 1, dtype=np.int32)
-        np.cumsum(np.fromiter(map(len, values), dtype=np.int32, count=len(values)), out=offsets[1:])
-        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(text.encode("ascii"))]
-        return pa.Array.from_buffers(pa.string(), len(values), buffers)
-    try:
-        return pa.array(values, type=pa.string())
-    except UnicodeEncodeError:
-        return list(values)
 
 
 def _join(parts: list[Values]) -> Values:

@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorers.rop.declaration import Validation, parse_declaration_json, validate
 from scorers.rop.membership import assign_verdicts
 from scorers.rop.records import parse_records
+from scorers.rop.strings import index_codes, strings
 from scorers.rop.verdicts import (
     DECLARATION_INVALID,
     EXIT_CODES,
@@ -166,12 +166,10 @@ def _missing(population: list[str], observed: dict[str, str], ids: list[str]) ->
     """
     if len(ids) == len(population) and ids == population:
         return []
-    try:
-        pop = pa.array(population, type=pa.string())
-        seen = pa.array(list(observed), type=pa.string())
-    except UnicodeEncodeError:  # lone surrogates: Python strings, not UTF-8
-        return [p for p in population if p not in observed]
-    found = np.asarray(pc.is_in(pop, value_set=seen).to_numpy(zero_copy_only=False), dtype=bool)
+    pop, seen = strings(population), strings(list(observed))
+    if not isinstance(pop, pa.Array) or not isinstance(seen, pa.Array):
+        return [p for p in population if p not in observed]  # lone surrogates: not UTF-8
+    found = index_codes(pop, seen) >= 0
     return [population[i] for i in np.flatnonzero(~found).tolist()]
 
 

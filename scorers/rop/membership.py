@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorers.rop.columns import RecordColumns
 from scorers.rop.declaration import Declaration
 from scorers.rop.prefilter import any_hits_single
 from scorers.rop.resolver import Resolver
+from scorers.rop.strings import index_codes, positions, strings
 from scorers.rop.verdicts import FAIL, PASS, RESOLUTION_ERROR, SELECTOR_ERROR, UNVERIFIABLE
 from scorers.rop.witness import binding_hash
 
@@ -57,10 +57,7 @@ class _Keys:
             return np.zeros(0, dtype=np.int32)
         arr = values
         if self.arrow is not None and not isinstance(values, pa.Array):
-            try:
-                arr = pa.array(values, type=pa.string())
-            except UnicodeEncodeError:
-                arr = values
+            arr = strings(values)
         if self.arrow is None or not isinstance(arr, pa.Array):
             return self._dict_codes(values)
         return _index_in(arr, self.arrow)
@@ -73,10 +70,7 @@ class _Keys:
 
 def _index_in(arr: pa.Array, keys: pa.Array) -> np.ndarray:
     def lookup(part: pa.Array) -> np.ndarray:
-        codes = pc.index_in(part, value_set=keys)
-        if codes.null_count:
-            codes = codes.fill_null(-1)
-        return np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int32)
+        return index_codes(part, keys)
 
     workers = min(os.cpu_count() or 1, 8, len(arr) // _LOOKUP_SPLIT)
     if workers <= 1:
@@ -104,7 +98,7 @@ def _head(cols: RecordColumns, cutoff: int) -> tuple[Any, np.ndarray]:
     head = np.arange(int(offsets[-1]), dtype=np.int64) - starts < cutoff
     values: Any = cols.ret_values
     if isinstance(values, pa.Array):
-        values = values.filter(pa.array(head))
+        values = values.take(positions(np.flatnonzero(head)))
     else:
         values = [v for v, h in zip(values, head.tolist(), strict=True) if h]
     kept = np.minimum(lengths, cutoff)

@@ -16,6 +16,8 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
+from scorers.rop.strings import positions
+
 _MAX_RAW_PER_OBJECT = 8  # beyond this many raw ids per object, resolve everything
 
 
@@ -101,7 +103,7 @@ def any_hits_single(
             flat |= elem_fp == row_fp[parents, j]
         candidates = np.flatnonzero(flat)
         rows = parents[candidates]
-    codes = lookup(values.take(pa.array(candidates)))
+    codes = lookup(values.take(positions(candidates)))
     hit = np.zeros(n, dtype=bool)
     hit[rows[to_canon[codes] == target[rows]]] = True
     return hit

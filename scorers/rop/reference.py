@@ -8,6 +8,7 @@ uses it as the baseline. Hard mode only (other modes never reach membership).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from scorers.rop.declaration import Declaration, get_path
@@ -76,8 +77,13 @@ def record_verdict(obj: dict[str, Any], rid: str, decl: Declaration) -> str:
     return "FAIL"
 
 
-def evaluate_reference(decl: Declaration, records: bytes) -> RopResult:
-    """Evaluate a valid hard-mode declaration's records one record at a time."""
+def evaluate_reference(
+    decl: Declaration, records: bytes, loads: Callable[[bytes], Any] = json.loads
+) -> RopResult:
+    """Evaluate a valid hard-mode declaration's records one record at a time.
+
+    `loads` reads one line (the benchmark passes a msgspec reader that must behave as
+    `json.loads`: same values, ValueError or UnicodeDecodeError for the same lines)."""
     verdicts: dict[str, str] = {}
     histogram = dict.fromkeys(HISTOGRAM_KEYS, 0)
     seen: set[str] = set()
@@ -89,7 +95,7 @@ def evaluate_reference(decl: Declaration, records: bytes) -> RopResult:
             continue
         observed += 1
         try:
-            obj = json.loads(line)
+            obj = loads(line)
         except (ValueError, UnicodeDecodeError):
             malformed.append(f"line {lineno}")
             continue

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from scorers.rop.strings import strings
+
 
 @dataclass(frozen=True)
 class Resolver:
@@ -32,7 +34,10 @@ class Resolver:
     # Arrays for the vectorised evaluator, built once per resolver.
     def raw_keys(self) -> pa.Array:
         """Every raw id in code order."""
-        return pa.array(list(self.raw_to_canonical), type=pa.string())
+        keys = strings(list(self.raw_to_canonical))
+        if not isinstance(keys, pa.Array):
+            raise UnicodeEncodeError("utf-8", "", 0, 1, "a raw id is no UTF-8 text")
+        return keys
 
     def raw_to_canonical_codes(self) -> np.ndarray:
         code = {c: i for i, c in enumerate(self.canonical)}

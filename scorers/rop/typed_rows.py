@@ -30,8 +30,9 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from scorers.rop.columns import RecordColumns, strings
+from scorers.rop.columns import RecordColumns
 from scorers.rop.declaration import Declaration
+from scorers.rop.strings import strings
 from scorers.rop.verdicts import SELECTOR_ERROR
 
 _STR, _STR_LIST, _RETURNED = "str", "str-list", "returned"
