@@ -5,7 +5,7 @@
 Installs texlive-latex-base-doc, texlive-latex-recommended-doc and texlive-science-doc
 with apt-get when missing, links every PDF they ship into DIR/pdfs/<doc_id>.pdf
 (doc_id = simplified file stem, unique), and runs the same construction as
-sample_packets/build.py (packet_builder.construction) with scale parameters.
+sample_packets/build.py (sample_packets.construction) with scale parameters.
 
 Outputs in DIR (default ~/.cache/evidence-audit/scale/): pdfs/, documents.tsv (the PDFs
 used: doc_id, package, path, pages, sha256), skipped.tsv, pages.jsonl
@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tqdm import tqdm
 
-from packet_builder.construction import (
+from sample_packets.construction import (
     ConstructionConfig,
     DocSpec,
     DocText,

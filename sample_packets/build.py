@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # runnable from a clone without installing the package
 
-from packet_builder.construction import (  # noqa: E402
+from sample_packets.construction import (  # noqa: E402
     ConstructionConfig,
     DocSpec,
     build_benchmark,

@@ -15,8 +15,8 @@ from typing import Any
 import pymupdf
 import pytest
 
-from packet_builder.construction.aliases import concept_key, occurs, plural, singular
-from packet_builder.construction.grading import clue_grade
+from sample_packets.construction.aliases import concept_key, occurs, plural, singular
+from sample_packets.construction.grading import clue_grade
 from vocabulary.grades import distinct_page_assignment
 from vocabulary.textnorm import normalize
 

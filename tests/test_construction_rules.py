@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from packet_builder.construction.aliases import occurs
-from packet_builder.construction.extract import DocText
-from packet_builder.construction.inventory import _COMMAND, Concept, _proper_name, _verb_phrase
+from sample_packets.construction.aliases import occurs
+from sample_packets.construction.extract import DocText
+from sample_packets.construction.inventory import _COMMAND, Concept, _proper_name, _verb_phrase
 from vocabulary.textnorm import normalize
 
 

@@ -21,11 +21,13 @@ PACKAGES = (
     "campaign",
     "vocabulary",
 )
+GENERATOR = "sample_packets.construction"  # a tool beside the sample it builds, not a layer
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["importlinter"]
 # (importer, imported) pairs the design forbids; each must be covered by a forbidden contract.
 REQUIRED = [
     *[("vocabulary", p) for p in PACKAGES if p != "vocabulary"],
     *[(p, "evaudit") for p in PACKAGES if p != "evaudit"],
+    *[(p, GENERATOR) for p in PACKAGES],
     ("scorers", "policies"),
     *[(p, "audit_app") for p in ("scorers", "policies", "packet_builder")],
     *[(p, m) for p in ("scorers", "policies") for m in ("campaign", "duckdb")],
@@ -56,7 +58,7 @@ def test_every_contract_is_kept() -> None:
 
 
 def test_contracts_cover_every_forbidden_arrow() -> None:
-    assert set(CONFIG["root_packages"]) == set(PACKAGES)
+    assert set(CONFIG["root_packages"]) == {*PACKAGES, GENERATOR}
     forbidden = [c for c in CONFIG["contracts"] if c["type"] == "forbidden"]
     missing = [
         (src, dst)
@@ -74,15 +76,16 @@ def test_contracts_cover_every_forbidden_arrow() -> None:
         ("packet_builder/packets.py", "import audit_app.offline", "never imports the app"),
         ("policies/repair.py", "import duckdb", "Scorers and policies stay pure"),
         ("audit_app/judging.py", "from campaign import store", "Annotator-facing modules"),
+        ("packet_builder/build.py", "import sample_packets.construction", "generator is a tool"),
     ],
 )
 def test_a_planted_forbidden_import_is_caught(
     tmp_path: Path, module: str, line: str, contract: str
 ) -> None:
-    for pkg in PACKAGES:
-        shutil.copytree(
-            ROOT / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("static", "*.pyc")
-        )
+    for pkg in (*PACKAGES, GENERATOR):
+        where = Path(*pkg.split("."))
+        ignore = shutil.ignore_patterns("static", "*.pyc")
+        shutil.copytree(ROOT / where, tmp_path / where, ignore=ignore)
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     assert _lint(tmp_path).returncode == 0
     with (tmp_path / module).open("a", encoding="utf-8") as f:

@@ -8,9 +8,9 @@ BM25 / AND-BM25 / page-BM25 / fusion runs. Same PDFs and config give
 byte-identical outputs.
 """
 
-from packet_builder.construction.config import ConstructionConfig
-from packet_builder.construction.extract import DocSpec, DocText, extract_corpus
-from packet_builder.construction.pipeline import Benchmark, build_benchmark, write_benchmark
+from sample_packets.construction.config import ConstructionConfig
+from sample_packets.construction.extract import DocSpec, DocText, extract_corpus
+from sample_packets.construction.pipeline import Benchmark, build_benchmark, write_benchmark
 
 __all__ = [
     "Benchmark",

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from packet_builder.construction.aliases import (
+from sample_packets.construction.aliases import (
     COMMAND_END,
     TOKEN,
     Matcher,
@@ -24,9 +24,9 @@ from packet_builder.construction.aliases import (
     phrase_variants,
     singular,
 )
-from packet_builder.construction.config import ConstructionConfig
-from packet_builder.construction.extract import DocText
-from packet_builder.construction.stopwords import (
+from sample_packets.construction.config import ConstructionConfig
+from sample_packets.construction.extract import DocText
+from sample_packets.construction.stopwords import (
     GENERIC_HEADS,
     STOPWORDS,
     VERB_FIRST,

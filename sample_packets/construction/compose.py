@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from packet_builder.construction.aliases import compile_matcher
-from packet_builder.construction.config import ConstructionConfig
-from packet_builder.construction.extract import DocText
-from packet_builder.construction.grading import clue_grade
-from packet_builder.construction.inventory import Concept
+from sample_packets.construction.aliases import compile_matcher
+from sample_packets.construction.config import ConstructionConfig
+from sample_packets.construction.extract import DocText
+from sample_packets.construction.grading import clue_grade
+from sample_packets.construction.inventory import Concept
 
 
 @dataclass(frozen=True)

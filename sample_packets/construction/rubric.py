@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from packet_builder.construction.inventory import Concept
+from sample_packets.construction.inventory import Concept
 
 _ALWAYS_EXCLUDED = "A passing mention in an index, table of contents or list of bookmarks"
 

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packet_builder.construction.compose import compose_queries
-from packet_builder.construction.config import ConstructionConfig
-from packet_builder.construction.extract import DocText
-from packet_builder.construction.inventory import eligible, mine_inventory
-from packet_builder.construction.rubric import condition_fields, query_text
-from packet_builder.construction.runs import RunRow, make_runs, query_specs
+from sample_packets.construction.compose import compose_queries
+from sample_packets.construction.config import ConstructionConfig
+from sample_packets.construction.extract import DocText
+from sample_packets.construction.inventory import eligible, mine_inventory
+from sample_packets.construction.rubric import condition_fields, query_text
+from sample_packets.construction.runs import RunRow, make_runs, query_specs
 
 RELEASE_SHIFTED_SOURCE = "texlive-science-doc"
 

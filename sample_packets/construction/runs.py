@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from packet_builder.construction.aliases import TOKEN
-from packet_builder.construction.extract import DocText
+from sample_packets.construction.aliases import TOKEN
+from sample_packets.construction.extract import DocText
 from vocabulary.textnorm import normalize
 
 RunRow = tuple[str, str, int, float]  # query_id, doc_id, rank, score
