@@ -1,0 +1,57 @@
+"""Inputs of the label-error estimate: the initial packet's sampling frame and the audit outcome.
+
+Reads the packet's admin key (strata fields, the candidate frame), the store's
+queries and qrels as loaded, and the audit stage exactly as `finalize` revises
+it (the initial packet with its adjudication, no challenge), then counts per
+stratum what scorers/label_error.py needs. The estimate itself is pure.
+"""
+
+from __future__ import annotations
+
+from campaign.packets import read_admin_key
+from campaign.project import Project
+from packet_builder.campaign_io import store_snapshot
+from scorers.label_error import LabelErrorReport, label_error_report, stratum_counts
+from vocabulary.errors import InputError
+
+
+def label_error_estimate(project: Project, packet: str) -> LabelErrorReport:
+    key = read_admin_key(project, packet)
+    if key.get("kind") != "initial":
+        raise InputError(
+            f"packet {packet!r} is a {key.get('kind')} packet, not a stratified initial sample",
+            hint="name the initial packet",
+        )
+    sampling = key.get("sampling") or {}
+    fields = list((key.get("params") or {}).get("strata") or [])
+    candidates = sampling.get("candidates")
+    if not isinstance(candidates, dict) or not candidates:
+        raise InputError(
+            f"packet {packet!r} records no sampling frame", file=project.key_path(packet)
+        )
+    qrels, queries, _ = store_snapshot(project)
+    from packet_builder.finalize_io import compute
+
+    try:
+        result, _inputs, _used = compute(project, packet, None, None, [], None, False)
+    except InputError as exc:
+        raise InputError(
+            f"the audit of {packet!r} is not final: {exc.message}",
+            file=exc.file,
+            hint="finish the audit and its adjudication (finalize must succeed)",
+        ) from exc
+    new_grade = {(c["query_id"], c["doc_id"]): int(c["new_grade"]) for c in result["changes"]}
+
+    for pair_id in candidates:
+        q = pair_id.partition("\t")[0]
+        if q not in queries:
+            raise InputError(
+                f"sampling frame pair {pair_id!r} is not in the store",
+                file=project.store_path,
+                hint="estimate against the benchmark the packet was built from",
+            )
+    info = {q: (x.n, x.release, x.source) for q, x in queries.items()}
+    sampled = [(str(it["query_id"]), str(it["doc_id"])) for it in key.get("items", {}).values()]
+    frame = [tuple(p.split("\t", 1)) for p in candidates]
+    strata = stratum_counts(fields, frame, sampled, qrels, info, new_grade)  # type: ignore[arg-type]
+    return label_error_report(packet, fields, strata)
