@@ -98,6 +98,20 @@ def agreement_stats(ratings: Path, as_json: bool) -> None:
     click.echo(table(rows, ["statistic", "value"]))
 
 
+@agreement.command("estimate")
+@_DIR
+@_PACKET
+@_JSON
+def agreement_estimate(directory: Path, packet: str, as_json: bool) -> None:
+    """Estimated share of the whole benchmark's qrels whose grade changes, and of golds that are
+    not gold, from the stratified initial PACKET and its finished audit (stratified Wilson 95%)."""
+    from campaign.project import open_project
+    from packet_builder.audit_estimate import label_error_estimate
+
+    rep = label_error_estimate(open_project(directory), packet)
+    emit_json(rep.to_json()) if as_json else click.echo(rep.to_text())
+
+
 @agreement.command("audit")
 @_DIR
 @_PACKET
