@@ -30,6 +30,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -131,8 +132,11 @@ def link_pdfs(specs: list[DocSpec], pdf_dir: Path) -> None:
             (pdf_dir / name).symlink_to(target)
 
 
-def _bar(it: Iterable[DocText | str], total: int) -> Iterator[DocText | str]:
-    return iter(tqdm(it, total=total, desc="extract", unit="pdf", file=sys.stderr))
+T = TypeVar("T")
+
+
+def _bar(it: Iterable[T], *, total: int | None = None, desc: str = "") -> Iterator[T]:
+    return iter(tqdm(it, total=total, desc=desc, unit="pdf", file=sys.stderr))
 
 
 def raw_baseline(specs: list[DocSpec], quiet: bool = False) -> tuple[int, float]:

@@ -72,3 +72,17 @@ def test_cli_bar_is_silent_when_quiet_even_on_a_terminal(monkeypatch: Any) -> No
     assert err.getvalue() == ""
     assert list(progress_bar(quiet=False)(range(3), total=3, desc="pools")) == [0, 1, 2]
     assert "pools" in err.getvalue()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_corpus_extraction_reports_every_pdf(tmp_path: Path, workers: int) -> None:
+    from sample_packets.construction import DocSpec, extract_corpus
+
+    specs = [
+        DocSpec(n, "pkg", str(make_pdf(tmp_path / f"{n}.pdf", [f"Text of {n} here."])))
+        for n in ("d1", "d2", "d3")
+    ]
+    rec = Recorder()
+    docs = extract_corpus(specs, workers=workers, progress=rec)
+    assert [d.doc_id for d in docs] == ["d1", "d2", "d3"]
+    assert rec.calls == [("extract", 3, 3)]

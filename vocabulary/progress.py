@@ -19,10 +19,10 @@ class Progress(Protocol):
     """Wrap `items` (of `total` items when known, labelled `desc`) and yield them all."""
 
     def __call__(
-        self, items: Iterable[T], *, total: int | None = None, desc: str = ""
+        self, items: Iterable[T], /, *, total: int | None = None, desc: str = ""
     ) -> Iterator[T]: ...
 
 
-def no_progress(items: Iterable[T], *, total: int | None = None, desc: str = "") -> Iterator[T]:
+def no_progress(items: Iterable[T], /, *, total: int | None = None, desc: str = "") -> Iterator[T]:
     """The silent default: the items, untouched."""
     yield from items

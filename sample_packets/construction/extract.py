@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing as mp
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from vocabulary.progress import Progress, no_progress
 from vocabulary.textnorm import normalize
 
 
@@ -69,13 +70,10 @@ def try_extract(spec: DocSpec) -> DocText | str:
     return doc if doc.pages else "no pages"
 
 
-Progress = Callable[[Iterable[DocText | str], int], Iterator[DocText | str]]
-
-
 def extract_corpus(
     specs: Sequence[DocSpec],
     workers: int = 1,
-    progress: Progress | None = None,
+    progress: Progress = no_progress,
     skipped: list[tuple[DocSpec, str]] | None = None,
 ) -> list[DocText]:
     """Extract every PDF; the result is in the order of `specs` whatever `workers` is.
@@ -86,12 +84,12 @@ def extract_corpus(
     results: list[DocText | str]
     if workers <= 1:
         it: Iterable[DocText | str] = map(try_extract, specs)
-        results = list(progress(it, len(specs)) if progress else it)
+        results = list(progress(it, total=len(specs), desc="extract"))
     else:
         # 'spawn' avoids forking a parent that may hold threads (tqdm, DuckDB) or MuPDF state.
         with mp.get_context("spawn").Pool(workers) as pool:
             it = pool.imap(try_extract, specs, chunksize=4)
-            results = list(progress(it, len(specs)) if progress else it)
+            results = list(progress(it, total=len(specs), desc="extract"))
     docs: list[DocText] = []
     for spec, res in zip(specs, results, strict=True):
         if isinstance(res, DocText):
