@@ -10,7 +10,14 @@ so both tools rank identically). Then times, in this one process:
 * pytrec_eval (baseline): read the same qrels and runs into dicts with a plain
   line loop, build RelevanceEvaluator(qrels, {"ndcg_cut.10"}) and evaluate each run;
 * 1,000 exact-family bootstrap replicates for all 70 runs plus 8 paired tests
-  with 10,000 sign-flip draws each (with their paired family-bootstrap CIs).
+  with 10,000 sign-flip draws each (with their paired family-bootstrap CIs);
+* `sensitivity`: the shared-document sensitivity of one contrast with 10,000
+  crossed query x document draws (and 10,000 one-query-per-document draws),
+  against a per-draw Python loop (baseline; 500 draws, scaled to 10,000);
+* `bound`: the exact adversarial qrel bound at k = 1, 2, 3 for 69 contrasts
+  (every run against run00), against a per-query Python loop enumerating every
+  promotion set of <= 3 judged subsets of the top-10 union (baseline; 8 of the
+  contrasts, scaled to 69).
 
 Run: .venv/bin/python benchmarks/scoring.py [REPEATS=3]  (best of REPEATS, interleaved)
 """
@@ -198,6 +205,97 @@ def main() -> None:
         total = t_boot + t_tests
         print(f"bootstrap + tests together: {total:.2f} s (target <= 3 s: "
               f"{'met' if total <= 3 else 'NOT met'})")  # fmt: skip
+        robustness(bound, scored, runs, qrels, repeats)
+
+
+def _crossed_loop(d: np.ndarray, members: list[list[int]], n_docs: int, draws: int) -> list[float]:
+    """Baseline: one crossed draw at a time, weights looped in Python."""
+    rng = np.random.default_rng(5)
+    q = len(members)
+    gaps = []
+    for _ in range(draws):
+        w = np.bincount(rng.integers(0, q, q), minlength=q)
+        u = np.bincount(rng.integers(0, n_docs, n_docs), minlength=n_docs)
+        num = den = 0.0
+        for i in range(q):
+            m = members[i]
+            wt = w[i] * (sum(u[j] for j in m) / len(m) if m else 1.0)
+            num += wt * d[i]
+            den += wt
+        gaps.append(num / den)
+    return gaps
+
+
+def _bound_loop(pairs, tops, grades, n, k):  # type: ignore[no-untyped-def]
+    """Baseline: per query, enumerate every promotion set of <= k judged subsets."""
+    import itertools
+
+    def first_gold(rank, g, nq):  # type: ignore[no-untyped-def]
+        for doc in rank[:10]:
+            if g.get(doc, 0) > 0:
+                return int(g[doc] == nq)
+        return 0
+
+    out = []
+    for b, v in pairs:
+        lo = 0
+        for q, nq in n.items():
+            g = grades.get(q, {})
+            rb, rv = tops[b].get(q, []), tops[v].get(q, [])
+            cand = sorted(d for d in set(rb[:10]) | set(rv[:10]) if 0 < g.get(d, 0) < nq)
+            best = None
+            for size in range(min(k, len(cand)) + 1):
+                for promo in itertools.combinations(cand, size):
+                    gg = {**g, **dict.fromkeys(promo, nq)}
+                    val = first_gold(rv, gg, nq) - first_gold(rb, gg, nq)
+                    best = val if best is None else min(best, val)
+            lo += best or 0
+        out.append(lo / len(n))
+    return out
+
+
+def robustness(bound, scored, runs, qrels, repeats):  # type: ignore[no-untyped-def]
+    from packet_builder.readers import read_qrels, read_run
+    from scorers.runs.qrel_bound import bound_report
+    from scorers.runs.sensitivity import memberships, sensitivity_report
+
+    tags = list(scored)
+    d = scored[tags[1]].values()[0] - scored[tags[0]].values()[0]
+    t_sens = min(
+        _timed(lambda: sensitivity_report(bound, d, base=tags[0], variant=tags[1], draws=10_000))[0]
+        for _ in range(repeats)
+    )
+    m = memberships(bound, "gold").matrix.tocsr()
+    members = [m.indices[m.indptr[i] : m.indptr[i + 1]].tolist() for i in range(m.shape[0])]
+    base_draws = 500
+    t_loop = _timed(_crossed_loop, d, members, m.shape[1], base_draws)[0] * 10_000 / base_draws
+    print(f"sensitivity, 10,000 crossed + 10,000 one-query/doc draws: {t_sens:6.2f} s "
+          f"(target <= 10 s: {'met' if t_sens <= 10 else 'NOT met'}); per-draw Python loop "
+          f"(baseline, crossed only, {base_draws} draws scaled): {t_loop:6.1f} s = "
+          f"{t_loop / t_sens:.0f}x")  # fmt: skip
+    all_pairs = [(tags[0], t) for t in tags[1:]]
+    t_bound = min(
+        _timed(lambda: bound_report(bound, scored, all_pairs, (1, 2, 3)))[0] for _ in range(repeats)
+    )
+    qr = read_qrels(qrels)
+    grades: dict[str, dict[str, int]] = {}
+    for q, doc, g in zip(qr["query_id"], qr["doc_id"], qr["grade"], strict=True):
+        grades.setdefault(q, {})[doc] = int(g)
+    n = dict(zip(bound.query_ids.to_pylist(), bound.n.tolist(), strict=True))
+    few = all_pairs[:8]
+    tops = {}
+    for t in {x for p in few for x in p}:
+        df = read_run(next(r for r in runs if r.stem == t))
+        tops[t] = {q: list(g["doc_id"][:10]) for q, g in df.sort_values("score", ascending=False,
+                                                                          kind="stable").groupby("query_id")}  # fmt: skip
+    t_base, _, loop_vals = _timed(_bound_loop, few, tops, grades, n, 3)
+    rep = bound_report(bound, scored, few, (3,))
+    worst = max(abs(r.minimum["3"] - x) for r, x in zip(rep.contrasts, loop_vals, strict=True))
+    t_base_all = t_base * len(all_pairs) / len(few)
+    print(f"bound k=1,2,3, {len(all_pairs)} contrasts: {t_bound:6.3f} s (target <= 10 s: "
+          f"{'met' if t_bound <= 10 else 'NOT met'}); promotion-set enumeration loop (baseline, "
+          f"k=3, {len(few)} contrasts scaled): {t_base_all:6.1f} s = {t_base_all / t_bound:.0f}x; "
+          f"max |difference| {worst:.1e}")  # fmt: skip
 
 
 if __name__ == "__main__":
