@@ -176,7 +176,7 @@ def compute(
             hint="load the benchmark the packets were built from",
         )
     result = revise(qrels, queries, stages)
-    # One qrels copy per stage (seed 002 reports both validation stages): the revision
+    # One qrels copy per stage ("Do Current Retrievers Cover All the Evidence?" (supplement) reports both validation stages): the revision
     # applied up to and including that stage, exactly as the final copy is made.
     result["stage_qrels"] = {
         stage_file(stage.name): revise(qrels, queries, stages[: i + 1])["qrels"]

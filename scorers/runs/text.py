@@ -1,4 +1,4 @@
-"""Point, interval and p formatting for the robustness reports' text tables (seed tables' style).
+"""Point, interval and p formatting for the robustness reports' text tables (in the style of the n-Clue supplement's tables).
 
 `table` is the shared one of vocabulary/tables.py.
 """
@@ -20,7 +20,7 @@ def pts(x: float | None, signed: bool = False) -> str:
 
 
 def interval(ci: Sequence[float] | None, signed: bool = True, digits: int = 2) -> str:
-    """[lo, hi] in points, as seed tables print paired intervals."""
+    """[lo, hi] in points, as the n-Clue supplement's tables print paired intervals."""
     if ci is None or any(c != c for c in ci):
         return "-"
     fmt = f"{{:+.{digits}f}}" if signed else f"{{:.{digits}f}}"
