@@ -187,16 +187,16 @@ def _cell(
     if pairs:
         d = np.stack([scored[v].values()[:2] - scored[b].values()[:2] for b, v in pairs])
         dm = d * mask
-        ci = [None] * len(pairs)
+        ci: list[list[float] | None] = [None] * len(pairs)
         if counts is not None and nq:
             num = family_sums(dm[:, 0, :], bound.family, bound.n_families) @ counts.T
             size = family_sums(mask.astype(np.float64), bound.family, bound.n_families)
             den = size @ counts.T
             reps = num / np.where(den > 0, den, np.nan)
             ci = []
-            for r in reps:
-                r = r[~np.isnan(r)]
-                ci.append(None if r.size == 0 else [float(x) for x in percentile_interval(r)])
+            for row in reps:
+                ok = row[~np.isnan(row)]
+                ci.append(None if ok.size == 0 else [float(x) for x in percentile_interval(ok)])
         for i, (b, v) in enumerate(pairs):
             contrasts.append(
                 {
