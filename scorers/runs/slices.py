@@ -178,10 +178,10 @@ def _cell(
     nq = int(mask.sum())
     runs = {}
     for tag, pq in scored.items():
-        v = pq.values()[:2, mask]
+        vals = pq.values()[:2, mask]
         runs[tag] = {
-            "nclue": float(v[0].mean()) if nq else 0.0,
-            "gold_hit": float(v[1].mean()) if nq else 0.0,
+            "nclue": float(vals[0].mean()) if nq else 0.0,
+            "gold_hit": float(vals[1].mean()) if nq else 0.0,
         }
     contrasts: list[dict[str, object]] = []
     if pairs:
