@@ -17,6 +17,7 @@ from campaign.overrides import overrides_path
 from campaign.project import Project, open_project, private_dir, write_bytes_atomic
 from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
 from packet_builder.campaign_io import packet_kinds, sha256_file, store_snapshot
+from packet_builder.grade_scale import classic_scale
 from policies.repair import ACCEPT
 from policies.revision import Review, Stage, revise
 from vocabulary.errors import InputError
@@ -223,16 +224,27 @@ def finalize(
     challenges: list[str] | None = None,
     tiebreak: str | None = None,
     allow_pending: bool = False,
+    promote_to: int | None = None,
 ) -> dict[str, Any]:
+    """Write the revised qrels. A BEIR/TREC project's qrels copies carry its original
+    grade scale (and BEIR's also qrels.tsv); the audit-scale changes stay in report.json."""
     project = open_project(root)
+    classic = classic_scale(project, promote_to)  # checks --promote-to before the work
     result, inputs, _used = compute(
         project, initial, initial_raters, adjudication, challenges, tiebreak, allow_pending
     )
     stage_qrels = result.pop("stage_qrels")
+    qrel_rows = result["qrels"]
+    classic_info: dict[str, Any] | None = None
+    if classic is not None:
+        qrel_rows, changes = classic.apply(result["qrels"])
+        stage_qrels = {name: classic.apply(rows)[0] for name, rows in stage_qrels.items()}
+        classic_info = classic.manifest(changes)
+        inputs["store:graded_qrels"] = classic.graded_sha256()
     texts = {
-        "qrels.txt": _trec(result["qrels"]),
+        "qrels.txt": _trec(qrel_rows),
         "qrels.jsonl": "".join(
-            json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in result["qrels"]
+            json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in qrel_rows
         ),
         "queries.jsonl": _kept_queries_jsonl(
             project, {r["query_id"] for r in result["removed_queries"]}
@@ -241,6 +253,12 @@ def finalize(
     }
     stage_names = list(stage_qrels)
     texts.update({name: _trec(rows) for name, rows in stage_qrels.items()})
+    if classic_info is not None and classic_info["format"] == "beir":
+        # BEIR's own layout, so GenericDataLoader(qrels_file=...) reads the revised copy.
+        texts["qrels.tsv"] = "query-id\tcorpus-id\tscore\n" + "".join(
+            f"{r['query_id']}\t{r['doc_id']}\t{r['grade']}\n" for r in qrel_rows
+        )
+        stage_names.append("qrels.tsv")
     outputs = {
         name: hashlib.sha256(texts[name].encode()).hexdigest() for name in (*OUTPUTS, *stage_names)
     }
@@ -253,6 +271,8 @@ def finalize(
         "changes": result["changes"],
         "removed_queries": result["removed_queries"],
     }
+    if classic_info is not None:
+        manifest["grade_scale"] = classic_info
     texts["manifest.json"] = _dumps(manifest)
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError("--out is a file", file=out_dir, hint="give a folder")
@@ -274,6 +294,7 @@ def finalize(
         "pending": result["pending"],
         "initial_raters": result["initial_raters"],
         "packets": result["packets"],
-        "qrels_rows": len(result["qrels"]),
+        "qrels_rows": len(qrel_rows),
+        "grade_scale": classic_info,
         "outputs": outputs,
     }

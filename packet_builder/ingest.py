@@ -1,4 +1,5 @@
-"""Corpus ingest: PDFs (PyMuPDF), MinerU-style OCR folders, or pages.jsonl into the store.
+"""Corpus ingest: PDFs (PyMuPDF), MinerU output, OCR folders, pages.jsonl, BEIR or TREC
+corpora into the store.
 
 PDF text extraction runs in a process pool (one task per file, largest first);
 unchanged files (same SHA-256) are skipped; a changed file replaces its pages;
@@ -280,6 +281,39 @@ def collect_pages_jsonl(path: Path, known: dict[str, str]) -> tuple[list[DocPage
     return docs, unchanged
 
 
+def collect_beir(folder: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
+    """One one-page document per BEIR corpus entry (packet_builder.beir)."""
+    from packet_builder.beir import corpus_pages
+
+    if not folder.is_dir():
+        raise InputError(
+            "BEIR folder not found", file=folder, hint="give the folder of corpus.jsonl"
+        )
+    source = str((folder / "corpus.jsonl").resolve())
+    docs: list[DocPages] = []
+    unchanged = 0
+    for doc_id, text, sha in corpus_pages(folder):
+        if known.get(doc_id) == sha:
+            unchanged += 1
+            continue
+        docs.append(DocPages(doc_id, source, "beir", sha, [text]))
+    return docs, unchanged
+
+
+def collect_trec(path: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
+    """One one-page document per TREC `<DOC>` (or JSONL line) (packet_builder.trec)."""
+    from packet_builder.trec import documents
+
+    docs: list[DocPages] = []
+    unchanged = 0
+    for doc_id, text, sha, source in documents(path):
+        if known.get(doc_id) == sha:
+            unchanged += 1
+            continue
+        docs.append(DocPages(doc_id, source, "trec", sha, [text]))
+    return docs, unchanged
+
+
 def write_documents(project: Project, docs: Iterable[DocPages]) -> tuple[int, int]:
     """Replace each document's row and pages in one transaction; returns (docs, pages)."""
     import pandas as pd
@@ -312,15 +346,17 @@ def ingest(
     pdf_dir: Path | None = None,
     ocr_dir: Path | None = None,
     pages_file: Path | None = None,
+    beir_dir: Path | None = None,
+    trec_docs: Path | None = None,
     workers: int | None = None,
     progress: Progress = no_progress,
     strict: bool = False,
 ) -> IngestReport:
     """Ingest one source. `strict`: any skipped or repaired file is an error, and then
     nothing is written (the check runs before the one store transaction)."""
-    sources = [s for s in (pdf_dir, ocr_dir, pages_file) if s is not None]
+    sources = [s for s in (pdf_dir, ocr_dir, pages_file, beir_dir, trec_docs) if s is not None]
     if len(sources) != 1:
-        raise InputError("give exactly one of --pdf-dir, --ocr-dir, --pages")
+        raise InputError("give exactly one of --pdf-dir, --ocr-dir, --pages, --beir, --trec-docs")
     known = _known_hashes(project)
     report = IngestReport()
     if pdf_dir is not None:
@@ -328,6 +364,10 @@ def ingest(
         docs = collect_pdfs(pdf_dir, known, n_workers, progress, report)
     elif ocr_dir is not None:
         docs, report.unchanged = collect_ocr(ocr_dir, known)
+    elif beir_dir is not None:
+        docs, report.unchanged = collect_beir(beir_dir, known)
+    elif trec_docs is not None:
+        docs, report.unchanged = collect_trec(trec_docs, known)
     else:
         assert pages_file is not None
         docs, report.unchanged = collect_pages_jsonl(pages_file, known)

@@ -17,6 +17,13 @@ import pandas as pd
 
 from campaign import store
 from campaign.project import Project
+from packet_builder.classic import (
+    CONDITION_ID,
+    GRADED_DDL,
+    SCALE_KEY,
+    ClassicBenchmark,
+    audit_grades,
+)
 from packet_builder.readers import read_evidence, read_qrels, read_queries, read_run, row_line
 from packet_builder.records import Query
 from vocabulary.errors import InputError
@@ -30,9 +37,10 @@ class LoadResult:
     evidence: int  # evidence records: (query, document, condition) lines of evidence.jsonl
     evidence_pages: int  # their page rows (one per listed page)
     runs: dict[str, int]
+    graded: dict[str, Any] | None = None  # classic benchmarks: the grade scale and row counts
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "queries": self.queries,
             "conditions": self.conditions,
             "qrels": self.qrels,
@@ -40,6 +48,9 @@ class LoadResult:
             "evidence_pages": self.evidence_pages,
             "runs": self.runs,
         }
+        if self.graded is not None:
+            out["graded"] = self.graded
+        return out
 
 
 def _corpus(project: Project) -> dict[str, int]:
@@ -80,6 +91,19 @@ def _check_ids(df: pd.DataFrame, path: Path, qinfo: dict[str, Any], docs: dict[s
         )
 
 
+def _check_graded_docs(classic: ClassicBenchmark, docs: dict[str, int]) -> None:
+    """A classic qrels row for a document the corpus lacks, named by its own file line."""
+    bad = ~classic.graded["doc_id"].isin(list(docs))
+    if bad.any():
+        row = classic.graded[bad].iloc[0]
+        raise InputError(
+            f"unknown document id {row['doc_id']!r}",
+            file=classic.qrels_path,
+            line=int(row["line"]),
+            hint="ingest the corpus first (`evaudit ingest --beir/--trec-docs`), or fix the id",
+        )
+
+
 def load_benchmark(
     project: Project,
     *,
@@ -87,14 +111,27 @@ def load_benchmark(
     qrels: Path | None = None,
     evidence: Path | None = None,
     runs: dict[str, Path] | None = None,
+    classic: ClassicBenchmark | None = None,
 ) -> LoadResult:
+    """Load n-Clue files (queries, qrels, evidence) or a classic benchmark, and runs.
+
+    A classic benchmark replaces queries, qrels and evidence: each relevant pair gets
+    construction evidence on every page of its document (a classic label names the
+    document, not a page)."""
     runs = runs or {}
     docs = _corpus(project)
     if not docs:
         raise InputError(
             "the corpus is empty", file=project.store_path, hint="run `evaudit ingest` first"
         )
+    if classic is not None and (queries or qrels or evidence):
+        raise InputError(
+            "a BEIR or TREC benchmark brings its own queries and qrels",
+            hint="drop --queries, --qrels and --evidence",
+        )
     query_list: list[Query] | None = read_queries(queries) if queries is not None else None
+    if classic is not None:
+        query_list = classic.queries
     if query_list is not None:
         qinfo = {q.query_id: (q.n, {c.condition_id for c in q.conditions}) for q in query_list}
     else:
@@ -121,6 +158,14 @@ def load_benchmark(
         qrel_df = qrel_df[qrel_df["grade"] > 0].reset_index(drop=True)
 
     ev_rows: list[tuple[str, str, str, int]] = []
+    if classic is not None:
+        _check_graded_docs(classic, docs)
+        qrel_df = audit_grades(classic.graded, classic.scale.relevant_from, classic.qrels_path)
+        ev_rows = [
+            (q, d, CONDITION_ID, p)
+            for q, d in zip(qrel_df["query_id"], qrel_df["doc_id"], strict=True)
+            for p in range(1, docs[d] + 1)
+        ]
     if evidence is not None:
         seen: dict[tuple[str, str, str], int] = {}
         for lineno, ev in read_evidence(evidence):
@@ -167,7 +212,9 @@ def load_benchmark(
             con.execute("DELETE FROM qrels")
             con.register("new_qrels", qrel_df[["query_id", "doc_id", "grade"]])
             con.execute("INSERT INTO qrels SELECT * FROM new_qrels")
-        if evidence is not None:
+        if query_list is not None or qrel_df is not None:
+            _replace_graded(con, classic)
+        if evidence is not None or classic is not None:
             con.execute("DELETE FROM evidence")
             if ev_rows:
                 con.register(
@@ -190,7 +237,30 @@ def load_benchmark(
         evidence=len({(q, d, c) for q, d, c, _p in ev_rows}),
         evidence_pages=len(ev_rows),
         runs={k: len(v) for k, v in run_frames.items()},
+        graded=None if classic is None else _graded_counts(classic),
     )
+
+
+def _graded_counts(classic: ClassicBenchmark) -> dict[str, Any]:
+    grades = classic.graded["grade"]
+    return {
+        **classic.scale.to_json(),
+        "rows": len(grades),
+        "by_grade": {str(g): int((grades == g).sum()) for g in classic.scale.grades},
+    }
+
+
+def _replace_graded(con: Any, classic: ClassicBenchmark | None) -> None:
+    """The original graded qrels and their scale; cleared when n-Clue files replace them."""
+    con.execute(GRADED_DDL)
+    con.execute("DELETE FROM graded_qrels")
+    con.execute("DELETE FROM meta WHERE key = ?", [SCALE_KEY])
+    if classic is None:
+        return
+    con.register("new_graded", classic.graded[["query_id", "doc_id", "grade"]])
+    con.execute("INSERT INTO graded_qrels SELECT * FROM new_graded")
+    con.unregister("new_graded")
+    con.execute("INSERT INTO meta VALUES (?, ?)", [SCALE_KEY, json.dumps(classic.scale.to_json())])
 
 
 def _replace_queries(con: Any, query_list: list[Query]) -> None:

@@ -161,3 +161,38 @@ def revise(
         "removed_queries": removed,
         "reviewed_pairs": len(reviewed_keys),
     }
+
+
+def original_scale(
+    graded: Mapping[PairKey, int],
+    before: Mapping[PairKey, int],
+    after: Mapping[PairKey, int],
+    queries: Mapping[str, QueryInfo],
+    removed: set[str],
+    promote_to: int | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Revised qrels in a classic benchmark's own grade scale, and the pairs that changed.
+
+    `graded` holds the original grades (every row, zeros and below-threshold included);
+    `before`/`after` the audit grades (gold = grade n) ahead of and after the revision.
+    A pair whose audit label did not move keeps its original grade; one that left gold
+    becomes 0 (judged non-relevant, so the row stays); one that became gold gets
+    `promote_to`. Rows of removed queries go. Pure."""
+    rows: dict[PairKey, int] = {}
+    changes: list[dict[str, Any]] = []
+    for key in sorted(set(graded) | set(before) | set(after)):
+        if key[0] in removed:
+            continue
+        n = queries[key[0]].n
+        was, now = before.get(key, 0) == n, after.get(key, 0) == n
+        old = graded.get(key)
+        if was == now:
+            if old is not None:
+                rows[key] = old
+            continue
+        if now and promote_to is None:
+            raise ValueError("a promoted pair needs promote_to")
+        new = int(promote_to) if now and promote_to is not None else 0
+        rows[key] = new
+        changes.append({"query_id": key[0], "doc_id": key[1], "old_grade": old, "new_grade": new})
+    return [{"query_id": q, "doc_id": d, "grade": g} for (q, d), g in sorted(rows.items())], changes

@@ -18,6 +18,7 @@ setup_python() {
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     "$BIN/python" -m pip install -q --upgrade pip
     "$BIN/python" -m pip install -q -e '.[dev]'
+    "$BIN/python" -m pip install -q --no-deps beir  # its loader needs only the stdlib and tqdm
     touch "$stamp"
   fi
 }

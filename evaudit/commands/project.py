@@ -64,6 +64,17 @@ def init(directory: Path, admin_password: str | None, as_json: bool) -> None:
     help='pages.jsonl: {"doc_id","page","text"}.',
 )
 @click.option(
+    "--beir",
+    "beir_dir",
+    type=click.Path(path_type=Path),
+    help="BEIR folder: one one-page document per corpus.jsonl entry (title + text).",
+)
+@click.option(
+    "--trec-docs",
+    type=click.Path(path_type=Path),
+    help="TREC documents: a <DOC><DOCNO><TEXT> file or JSONL, or a folder of them (.gz too).",
+)
+@click.option(
     "--workers", type=click.IntRange(min=1), help="Extraction processes (default: all cores)."
 )
 @click.option(
@@ -77,6 +88,8 @@ def ingest(
     pdf_dir: Path | None,
     ocr_dir: Path | None,
     pages_file: Path | None,
+    beir_dir: Path | None,
+    trec_docs: Path | None,
     workers: int | None,
     strict: bool,
     as_json: bool,
@@ -94,6 +107,8 @@ def ingest(
         pdf_dir=pdf_dir,
         ocr_dir=ocr_dir,
         pages_file=pages_file,
+        beir_dir=beir_dir,
+        trec_docs=trec_docs,
         workers=workers,
         progress=progress_bar(quiet=as_json),
         strict=strict,
@@ -136,6 +151,33 @@ def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
 @click.option(
     "--run", "runs", multiple=True, metavar="NAME=FILE", help="A TREC run file; repeatable."
 )
+@click.option(
+    "--beir",
+    "beir_dir",
+    type=click.Path(path_type=Path),
+    help="BEIR folder (queries.jsonl, qrels/SPLIT.tsv): one relevance condition per query.",
+)
+@click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
+@click.option(
+    "--trec-topics",
+    type=click.Path(path_type=Path),
+    help="TREC topics (<top> SGML/XML or TSV); the narrative is the default rubric.",
+)
+@click.option(
+    "--trec-qrels",
+    type=click.Path(path_type=Path),
+    help="TREC graded qrels (qid iter docno grade).",
+)
+@click.option(
+    "--guideline",
+    type=click.Path(path_type=Path),
+    help="Rubric of the relevance condition (JSON): one for all queries, or per query.",
+)
+@click.option(
+    "--relevant-from",
+    type=int,
+    help="BEIR/TREC: the lowest original grade that counts as relevant (required with --beir).",
+)
 @_JSON
 def load(
     directory: Path,
@@ -143,18 +185,38 @@ def load(
     qrels: Path | None,
     evidence: Path | None,
     runs: tuple[str, ...],
+    beir_dir: Path | None,
+    split: str,
+    trec_topics: Path | None,
+    trec_qrels: Path | None,
+    guideline: Path | None,
+    relevant_from: int | None,
     as_json: bool,
 ) -> None:
-    """Validate and load a benchmark (all files or nothing)."""
+    """Validate and load a benchmark (all files or nothing).
+
+    n-Clue files (--queries/--qrels/--evidence), or a classic benchmark (--beir, or
+    --trec-topics with --trec-qrels) whose
+    original grades are kept so `finalize` writes the revised qrels in that scale."""
     from campaign.project import open_project
+    from packet_builder.classic_files import classic_from_options
     from packet_builder.loader import load_benchmark
 
+    classic = classic_from_options(
+        beir_dir=beir_dir,
+        split=split,
+        guideline=guideline,
+        relevant_from=relevant_from,
+        trec_topics=trec_topics,
+        trec_qrels=trec_qrels,
+    )
     result = load_benchmark(
         open_project(directory),
         queries=queries,
         qrels=qrels,
         evidence=evidence,
         runs=_parse_runs(runs),
+        classic=classic,
     )
     if as_json:
         emit_json(result.to_json())

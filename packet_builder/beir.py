@@ -1,0 +1,160 @@
+"""BEIR folders: `corpus.jsonl`, `queries.jsonl`, `qrels/<split>.tsv`.
+
+The layout and field names are those `beir.datasets.data_loader.GenericDataLoader`
+reads: corpus lines `{"_id", "title", "text"}`, query lines `{"_id", "text"}`, and a
+tab-separated qrels file whose first line is the header `query-id corpus-id score`.
+Each corpus entry becomes one document of one page whose text is title and text
+joined the way BEIR's models join them (`(title + " " + text).strip()`). As in BEIR's
+loader, a split's queries are those its qrels name. Unlike it, a repeated id, a
+qrels row for an unknown query or a missing field is an error naming its line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vocabulary.errors import InputError
+
+QRELS_HEADER = ("query-id", "corpus-id", "score")
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    if not path.is_file():
+        raise InputError("file not found", file=path, hint="a BEIR folder holds it")
+    try:
+        with path.open(encoding="utf-8") as fh:
+            yield from enumerate(fh, start=1)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", file=path, hint="save as UTF-8") from exc
+
+
+def _objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON ({exc.msg})", file=path, line=lineno) from exc
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object", file=path, line=lineno)
+        yield lineno, obj
+
+
+def _id(obj: dict[str, Any], path: Path, lineno: int) -> str:
+    value = obj.get("_id")
+    if not isinstance(value, str) or not value.strip():
+        raise InputError("missing or empty string '_id'", file=path, line=lineno)
+    if value != value.strip() or any(c.isspace() or c in "/\\" for c in value):
+        raise InputError(
+            f"unusable id {value!r} (whitespace or a slash)", file=path, line=lineno,
+            hint="ids name documents and queries in TREC files",
+        )  # fmt: skip
+    return value
+
+
+def _text(obj: dict[str, Any], key: str, path: Path, lineno: int, required: bool) -> str:
+    value = obj.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise InputError(f"missing string {key!r}", file=path, line=lineno)
+    return value
+
+
+def page_text(title: str, text: str) -> str:
+    """A BEIR entry's text as BEIR's models see it (beir.retrieval.models.util)."""
+    return (title + " " + text).strip()
+
+
+def corpus_pages(folder: Path) -> Iterator[tuple[str, str, str]]:
+    """(doc_id, page text, sha256 of the text) per corpus entry, in file order."""
+    path = folder / "corpus.jsonl"
+    seen: dict[str, int] = {}
+    for lineno, obj in _objects(path):
+        doc_id = _id(obj, path, lineno)
+        if doc_id in seen:
+            raise InputError(
+                f"duplicate _id {doc_id!r} (first on line {seen[doc_id]})", file=path, line=lineno
+            )
+        seen[doc_id] = lineno
+        text = page_text(
+            _text(obj, "title", path, lineno, False), _text(obj, "text", path, lineno, True)
+        )
+        yield doc_id, text, hashlib.sha256(text.encode()).hexdigest()
+    if not seen:
+        raise InputError("no corpus entries", file=path)
+
+
+def read_queries(folder: Path) -> tuple[dict[str, str], Path]:
+    """query id -> text of `queries.jsonl` (every split's queries)."""
+    path = folder / "queries.jsonl"
+    out: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    for lineno, obj in _objects(path):
+        qid = _id(obj, path, lineno)
+        if qid in out:
+            raise InputError(
+                f"duplicate _id {qid!r} (first on line {lines[qid]})", file=path, line=lineno
+            )
+        text = _text(obj, "text", path, lineno, True)
+        if not text.strip():
+            raise InputError(f"query {qid!r} has an empty text", file=path, line=lineno)
+        out[qid], lines[qid] = text, lineno
+    return out, path
+
+
+def read_qrels(folder: Path, split: str) -> tuple[pd.DataFrame, Path]:
+    """`qrels/<split>.tsv` as (query_id, doc_id, grade, line), file order."""
+    path = folder / "qrels" / f"{split}.tsv"
+    if not path.is_file():
+        have = sorted(p.stem for p in (folder / "qrels").glob("*.tsv"))
+        raise InputError(
+            f"no qrels for split {split!r}",
+            file=path,
+            hint=f"splits present: {', '.join(have) or 'none'}",
+        )
+    rows: list[tuple[str, str, int, int]] = []
+    seen: dict[tuple[str, str], int] = {}
+    header = True
+    for lineno, line in _lines(path):
+        if not line.strip():
+            continue
+        parts = line.rstrip("\r\n").split("\t")
+        if header:
+            header = False
+            if tuple(p.strip() for p in parts) != QRELS_HEADER:
+                raise InputError(
+                    "the first line must be the header 'query-id<TAB>corpus-id<TAB>score'",
+                    file=path,
+                    line=lineno,
+                    hint="BEIR's loader skips the first line, so a data row there is lost",
+                )
+            continue
+        if len(parts) != 3 or not all(p.strip() for p in parts):
+            raise InputError(
+                f"expected 3 tab-separated fields, found {len(parts)}", file=path, line=lineno
+            )
+        qid, did, score = (p.strip() for p in parts)
+        try:
+            grade = int(score)
+        except ValueError:
+            raise InputError(f"score {score!r} is not an integer", file=path, line=lineno) from None
+        if (qid, did) in seen:
+            raise InputError(
+                f"duplicate qrel for query {qid!r} and document {did!r} "
+                f"(first on line {seen[(qid, did)]})",
+                file=path,
+                line=lineno,
+            )
+        seen[(qid, did)] = lineno
+        rows.append((qid, did, grade, lineno))
+    if not rows:
+        raise InputError("no qrels rows after the header", file=path)
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade", "line"]), path

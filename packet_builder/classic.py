@@ -1,0 +1,265 @@
+"""Classic benchmarks (BEIR, TREC): graded qrels with no conditions, audited as one condition.
+
+A classic query becomes a query with one relevance condition whose rubric comes from
+a guideline file (or, for TREC, the topic's narrative). `--relevant-from R` maps the
+original grades to the audit's scale: grade >= R is relevant (audit grade 1 = gold),
+anything below is not (audit grade 0, dropped from `qrels` as every zero row is). The
+original grades are kept in the store (`graded_qrels`, with the scale in `meta`) so
+that `finalize` can write the revised qrels back in the original scale.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from packet_builder.records import Condition, Query
+from vocabulary.errors import InputError
+
+CONDITION_ID = "relevant"
+SCALE_KEY = "grade_scale"  # meta key: the JSON of GradeScale
+GRADED_DDL = (
+    "CREATE TABLE IF NOT EXISTS graded_qrels (query_id VARCHAR, doc_id VARCHAR, grade INTEGER, "
+    "PRIMARY KEY (query_id, doc_id))"
+)
+_RUBRIC_KEYS = {"name", "requirement", "counts", "does_not_count", "note", "aliases"}
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """The guideline of the single relevance condition."""
+
+    requirement: str
+    name: str = "Relevance"
+    counts: tuple[str, ...] = ()
+    does_not_count: tuple[str, ...] = ()
+    note: str = ""
+    aliases: tuple[str, ...] = ()
+
+    def condition(self) -> Condition:
+        return Condition(
+            CONDITION_ID,
+            self.name,
+            self.requirement,
+            self.counts,
+            self.does_not_count,
+            self.note,
+            self.aliases,
+        )
+
+
+@dataclass(frozen=True)
+class Guideline:
+    default: Rubric | None
+    per_query: dict[str, Rubric] = field(default_factory=dict)
+
+    def rubric(self, query_id: str) -> Rubric | None:
+        return self.per_query.get(query_id, self.default)
+
+
+@dataclass(frozen=True)
+class GradeScale:
+    """How the original grades map to the audit: grade >= relevant_from is relevant."""
+
+    format: str  # "beir" or "trec"
+    relevant_from: int
+    grades: tuple[int, ...]  # the distinct original grades, ascending
+    qrels_file: str
+    split: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "relevant_from": self.relevant_from,
+            "grades": list(self.grades),
+            "qrels_file": self.qrels_file,
+            "split": self.split,
+        }
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> GradeScale:
+        return GradeScale(
+            str(obj["format"]),
+            int(obj["relevant_from"]),
+            tuple(int(g) for g in obj["grades"]),
+            str(obj["qrels_file"]),
+            str(obj.get("split", "")),
+        )
+
+
+def _rubric(obj: Any, path: Path, where: str) -> Rubric:
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: expected an object with 'requirement'", file=path)
+    unknown = sorted(set(obj) - _RUBRIC_KEYS)
+    if unknown:
+        raise InputError(
+            f"{where}: unknown field {unknown[0]!r}",
+            file=path,
+            hint=f"a rubric has {', '.join(sorted(_RUBRIC_KEYS))}",
+        )
+    req = obj.get("requirement")
+    if not isinstance(req, str) or not req.strip():
+        raise InputError(f"{where}: missing or empty string 'requirement'", file=path)
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in ("counts", "does_not_count", "aliases"):
+        value = obj.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputError(f"{where}: {key!r} must be a list of strings", file=path)
+        lists[key] = tuple(value)
+    for key in ("name", "note"):
+        if key in obj and not isinstance(obj[key], str):
+            raise InputError(f"{where}: {key!r} must be a string", file=path)
+    return Rubric(
+        requirement=req,
+        name=obj.get("name") or "Relevance",
+        note=obj.get("note", ""),
+        **lists,
+    )
+
+
+def read_guideline(path: Path) -> Guideline:
+    """One rubric `{"requirement", "counts", "does_not_count", "note", "name"?}`, or
+    `{"default": rubric?, "queries": {"<query_id>": rubric}}` (a query's rubric takes the
+    default's fields it does not give)."""
+    if not path.is_file():
+        raise InputError("guideline file not found", file=path, hint="check the path")
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", file=path, line=exc.lineno) from exc
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text", file=path, hint="save as UTF-8") from exc
+    if isinstance(obj, dict) and "requirement" in obj:
+        return Guideline(_rubric(obj, path, "guideline"))
+    if not isinstance(obj, dict) or not isinstance(obj.get("queries", {}), dict):
+        raise InputError(
+            "expected a rubric object or {'default': rubric, 'queries': {query_id: rubric}}",
+            file=path,
+        )
+    extra = sorted(set(obj) - {"default", "queries"})
+    if extra:
+        raise InputError(f"unknown field {extra[0]!r}", file=path, hint="use default and queries")
+    default = _rubric(obj["default"], path, "default") if "default" in obj else None
+    raw_default = obj.get("default")
+    base: dict[str, Any] = raw_default if isinstance(raw_default, dict) else {}
+    # A per-query rubric fills in what it leaves out from the default one.
+    per_query = {
+        str(q): _rubric({**base, **r} if isinstance(r, dict) else r, path, f"queries.{q}")
+        for q, r in obj.get("queries", {}).items()
+    }
+    if default is None and not per_query:
+        raise InputError("the guideline has no rubric", file=path)
+    return Guideline(default, per_query)
+
+
+def relevance_conditions(
+    query_ids: list[str],
+    guideline: Guideline | None,
+    fallback: dict[str, Rubric],
+    guideline_path: Path | None,
+) -> dict[str, Condition]:
+    """query_id -> its one condition: the guideline's rubric, else `fallback` (a TREC
+    narrative); a query with neither is an error naming it."""
+    out: dict[str, Condition] = {}
+    for qid in query_ids:
+        rubric = guideline.rubric(qid) if guideline is not None else None
+        rubric = rubric or fallback.get(qid)
+        if rubric is None:
+            raise InputError(
+                f"query {qid!r} has no relevance rubric",
+                file=guideline_path,
+                hint="pass --guideline G.json with a default rubric or one for this query",
+            )
+        out[qid] = rubric.condition()
+    if guideline is not None and guideline_path is not None:
+        unknown = sorted(set(guideline.per_query) - set(query_ids))
+        if unknown:
+            raise InputError(
+                f"guideline rubric for unknown query {unknown[0]!r}",
+                file=guideline_path,
+                hint="it is not among the loaded queries of this split",
+            )
+    return out
+
+
+def audit_grades(graded: pd.DataFrame, relevant_from: int, path: Path) -> pd.DataFrame:
+    """(query_id, doc_id, grade) in the audit's scale: 1 where grade >= relevant_from."""
+    if relevant_from < 1:
+        raise InputError(
+            f"--relevant-from {relevant_from} must be at least 1",
+            hint="0 is the non-relevant grade of BEIR and TREC qrels",
+        )
+    rel = graded[graded["grade"] >= relevant_from]
+    if rel.empty:
+        raise InputError(
+            f"no qrels row has a grade >= {relevant_from}",
+            file=path,
+            hint=f"the grades present are {sorted(set(graded['grade'].tolist()))}",
+        )
+    return pd.DataFrame(
+        {"query_id": rel["query_id"], "doc_id": rel["doc_id"], "grade": 1}
+    ).reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class ClassicBenchmark:
+    """A classic benchmark ready for `load_benchmark`: queries with their one condition,
+    the original graded qrels (with file lines) and the grade scale."""
+
+    queries: list[Query]
+    graded: pd.DataFrame  # query_id, doc_id, grade, line
+    qrels_path: Path
+    scale: GradeScale
+
+
+def classic_benchmark(
+    texts: dict[str, str],
+    queries_path: Path,
+    graded: pd.DataFrame,
+    qrels_path: Path,
+    relevant_from: int,
+    *,
+    fmt: str,
+    guideline_path: Path | None = None,
+    fallback: dict[str, Rubric] | None = None,
+    split: str = "",
+) -> ClassicBenchmark:
+    """The queries the qrels name (in qrels order, as BEIR's loader keeps them)."""
+    unknown = ~graded["query_id"].isin(list(texts))
+    if unknown.any():
+        row = graded[unknown].iloc[0]
+        raise InputError(
+            f"unknown query id {row['query_id']!r}",
+            file=qrels_path,
+            line=int(row["line"]),
+            hint=f"it is not in {queries_path.name}",
+        )
+    audit_grades(graded, relevant_from, qrels_path)  # refuses a scale with no relevant row
+    qids = list(dict.fromkeys(graded["query_id"].tolist()))
+    guideline = read_guideline(guideline_path) if guideline_path is not None else None
+    conds = relevance_conditions(qids, guideline, fallback or {}, guideline_path)
+    queries = [Query(q, texts[q], (conds[q],)) for q in qids]
+    scale = GradeScale(
+        fmt,
+        relevant_from,
+        tuple(sorted(set(int(g) for g in graded["grade"]))),
+        str(qrels_path),
+        split,
+    )
+    return ClassicBenchmark(queries, graded, qrels_path, scale)
+
+
+def stored_scale(store_path: Path) -> tuple[GradeScale, dict[tuple[str, str], int]] | None:
+    """The grade scale and original grades of a classic project; None for n-Clue."""
+    from campaign import store
+
+    with store.connect(store_path, read_only=True) as con:
+        row = con.execute("SELECT value FROM meta WHERE key = ?", [SCALE_KEY]).fetchone()
+        if row is None:
+            return None
+        graded = con.execute("SELECT query_id, doc_id, grade FROM graded_qrels").fetchall()
+    return GradeScale.from_json(json.loads(row[0])), {(q, d): int(g) for q, d, g in graded}
