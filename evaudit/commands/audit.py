@@ -365,6 +365,12 @@ def override(
 )
 @click.option("--tiebreak", help="Tie-break stream of the challenge packets.")
 @click.option("--allow-pending", is_flag=True, help="Keep the old grade of pairs not yet decided.")
+@click.option(
+    "--promote-to",
+    type=int,
+    help="BEIR/TREC projects: the original-scale grade of a pair the audit made relevant "
+    "(needed when there is one; at least the load's --relevant-from).",
+)
 @_JSON
 def finalize(
     directory: Path,
@@ -375,9 +381,13 @@ def finalize(
     challenges: tuple[str, ...],
     tiebreak: str | None,
     allow_pending: bool,
+    promote_to: int | None,
     as_json: bool,
 ) -> None:
-    """Write revised qrels (TREC + JSONL), report and manifest (SHA-256 of inputs and outputs)."""
+    """Write revised qrels (TREC + JSONL), report and manifest (SHA-256 of inputs and outputs).
+
+    A BEIR or TREC project's revised qrels keep its original grade scale: a confirmed
+    label keeps its grade, a demoted one becomes 0, a promoted one gets --promote-to."""
     from packet_builder.finalize_io import finalize as run
 
     out = run(
@@ -389,6 +399,7 @@ def finalize(
         list(challenges) or None,
         tiebreak,
         allow_pending,
+        promote_to,
     )
     if as_json:
         emit_json(out)
