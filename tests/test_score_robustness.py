@@ -281,3 +281,47 @@ def test_parse_slice_rejects_bad_specs() -> None:
             parse_slice(bad)
     assert parse_slice("lmin:30,100").cuts == (30.0, 100.0)
     _ = family_sums  # the slice interval reuses the family machinery
+
+
+# ---- impact additions ---------------------------------------------------------------------
+
+
+def test_impact_extras_changed_labels_in_top_k_and_correlations() -> None:
+    from scipy import stats
+
+    from scorers.runs.impact_extra import impact_extras
+
+    qids, n, rows, run_rows = _bench(13, nq=25, nd=10, runs=4)
+    rng = np.random.default_rng(1)
+    after_rows = []
+    for q, d, g in rows:  # regrade some labels, drop some, add a few
+        r = rng.random()
+        nq = int(n[qids.index(q)])
+        after_rows.append((q, d, int(rng.integers(0, nq + 1)) if r < 0.3 else g))
+    after_rows += [(q, "d11", 1) for q in qids[:5]]
+    k = 5
+    b, sb = _score(qids, n, rows, run_rows, k)
+    a, sa = _score(qids, n, after_rows, run_rows, k)
+    ex = impact_extras(b, a, sb, sa)
+    gb = {(q, d): g for q, d, g in rows if g > 0}
+    ga = {(q, d): g for q, d, g in after_rows if g > 0}
+    changed = {p for p in gb.keys() | ga.keys() if gb.get(p, 0) != ga.get(p, 0)}
+    assert ex.labels_changed == len(changed)
+    union = set()
+    for t, rr in run_rows.items():
+        top = set()
+        for q in qids:
+            ranked = [d for qq, d, _ in sorted((x for x in rr if x[0] == q), key=lambda x: -x[2])]
+            top |= {(q, d) for d in ranked[:k]}
+        assert ex.changed_in_top[t] == len(top & changed)
+        union |= top & changed
+    assert ex.changed_in_top_union == len(union)
+    for side, sc in (("before", sb), ("after", sa)):
+        nd = [sc[t].ndcg.mean() for t in run_rows]
+        gd = [sc[t].gold_ndcg.mean() for t in run_rows]
+        assert ex.ndcg_vs_gold_ndcg[side]["kendall"] == pytest.approx(
+            stats.kendalltau(nd, gd).statistic
+        )
+        assert ex.ndcg_vs_gold_ndcg[side]["spearman"] == pytest.approx(
+            stats.spearmanr(nd, gd).statistic
+        )

@@ -128,3 +128,27 @@ def test_bound_json_and_budget_errors() -> None:
     assert row["minimum"]["1"] == row["minimum"]["3"] <= row["observed"] <= row["maximum"]["3"]
     code, out, err = _run([*args[:-3], "--k", "one"])
     assert code != 0 and out == "" and "promotion budgets" in err
+
+
+def test_impact_reports_changed_labels_in_top_k_correlation_and_sources(tmp_path: Path) -> None:
+    rows = (SAMPLE / "qrels.txt").read_text().splitlines()
+    after = tmp_path / "after.txt"
+    # Drop every fifth label: a revision the impact report must see.
+    after.write_text("".join(r + "\n" for i, r in enumerate(rows) if i % 5))
+    args = ["score", "impact", "--queries", SAMPLE / "queries.jsonl", "--qrels-before",
+            SAMPLE / "qrels.txt", "--qrels-after", after, "--pair", "bm25_doc:rrf",
+            "--draws", "100", "--bootstrap", "100"]  # fmt: skip
+    for r in RUNS:
+        args += ["--run", r]
+    code, out, err = _run([*args, "--json"])
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["labels_changed"] == rep["labels"]["changed"] == len(rows[::5])
+    assert set(rep["changed_in_top"]) == {r.stem for r in RUNS}
+    assert max(rep["changed_in_top"].values()) <= rep["changed_in_top_union"]
+    assert rep["changed_in_top_union"] <= rep["labels_changed"]
+    assert set(rep["ndcg_vs_gold_ndcg"]) == {"before", "after"}
+    cells = rep["by_source"]["before"]["slices"][0]["cells"]
+    assert sum(c["queries"] for c in cells) == 30 and cells[0]["contrasts"][0]["base"] == "bm25_doc"
+    code, text, _ = _run(args)
+    assert code == 0 and "Contrasts by source" in text and "graded NDCG vs by Gold-NDCG" in text

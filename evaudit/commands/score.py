@@ -368,10 +368,11 @@ def compare_cmd(
     "--keep-removed", is_flag=True,
     help="Keep queries the revision removed (no qrels left) in the after scores, as misses.",
 )  # fmt: skip
+@_bootstrap_opt
 def impact_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels_before: Path | None, qrels_after: Path, pairs: tuple[str, ...],
-    draws: int, metric: str, keep_removed: bool,
+    draws: int, metric: str, keep_removed: bool, bootstrap: int,
 ) -> None:  # fmt: skip
     """Every run under the qrels before and after a revision, ordering agreement, pair tests."""
     from evaudit.output import emit_json
@@ -391,7 +392,18 @@ def impact_cmd(
     rep = impact_report(
         before, after, sc_b, sc_a, labels, pair_list, metric=metric, draws=draws, seed=seed
     )
-    emit_json(rep) if as_json else click.echo(impact_text(rep))
+    from scorers.runs.impact_extra import impact_extras, source_slices
+
+    by_source = None
+    if pair_list:
+        from evaudit.commands.score_robust import _query_attrs
+
+        src = dict(zip(qids, _query_attrs(queries, project)[1], strict=True))
+        by_source = source_slices(before, after, sc_b, sc_a, src, pair_list,
+                                  bootstrap=bootstrap, seed=seed)  # fmt: skip
+    extra = impact_extras(before, after, sc_b, sc_a, by_source)
+    rep.update(extra.to_json() | {"labels_changed": rep["labels_changed"]})
+    emit_json(rep) if as_json else click.echo(impact_text(rep) + "\n\n" + extra.to_text())
 
 
 COMMANDS: list[click.Command] = [score]

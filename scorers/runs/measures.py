@@ -36,6 +36,9 @@ class PerQuery:
     # (Q,) index in BoundQrels.pairs of the first judged (grade > 0) document in the top k,
     # -1 when none: the document that decides gold_first, used by the adversarial qrel bound.
     first_judged: np.ndarray | None = None
+    # (Q, k) index in BoundQrels.pairs of every top-k document (-1 = unjudged or empty): which
+    # judged labels a run's top k shows (impact: changed labels inside each run's top 10).
+    top_pairs: np.ndarray | None = None
 
     def values(self) -> np.ndarray:
         """(4, Q) per-query values of METRICS, whose means are the run's scores."""
@@ -84,6 +87,7 @@ def measure(bound: BoundQrels, top: TopK) -> PerQuery:
         ndcg=_safe_ratio(g.astype(np.float64) @ disc, bound.ideal_dcg),
         present=top.present,
         first_judged=first_judged,
+        top_pairs=top.pair_pos,
     )
 
 
