@@ -54,6 +54,32 @@ def write_run(path: Path, query_id: Any, doc_id: Any, rank: Any, score: Any, tag
     return n
 
 
+def read_run_columns(path: Path) -> tuple[pa.Array, pa.Array, np.ndarray, str]:
+    """A TREC run as Arrow columns (query ids, doc ids), numpy scores and the first tag.
+
+    The same acceptance and errors as `readers.read_run`: clean single-space
+    files take its Arrow fast path and stay Arrow (no Python string per row,
+    which is most of the cost of reading 70 runs); anything else goes through
+    `read_run` itself, which names the bad line.
+    """
+    from packet_builder.readers import _STR, _arrow_trec, _has_duplicate_pairs, read_run
+
+    path = Path(path)
+    fast = None
+    if path.is_file() and path.stat().st_size > 0:
+        fast = _arrow_trec(path, [_STR, _STR, _STR, pa.int64(), pa.float64(), _STR])
+    if fast is not None and not _has_duplicate_pairs(fast.column(0), fast.column(2)):
+        scores = fast.column(4).to_numpy()
+        return fast.column(0), fast.column(2), scores, str(fast.column(5)[0])
+    df = read_run(path)
+    return (
+        pa.array(df["query_id"].to_numpy(dtype=object), type=pa.string()),
+        pa.array(df["doc_id"].to_numpy(dtype=object), type=pa.string()),
+        df["score"].to_numpy(dtype=np.float64),
+        str(df["tag"].iloc[0]),
+    )
+
+
 def split_page_ids(doc_ids: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
     """`doc_id#page` docnos as (doc ids, 1-based page numbers); the last '#' splits.
 

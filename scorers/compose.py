@@ -74,7 +74,8 @@ def split_condition_ids(
     """
     known = {(q, c) for q, cs in conditions.items() for c in cs}
     cache: dict[str, tuple[str, str] | None] = {}
-    qs, cs = [], []
+    qs: list[str] = []
+    cs: list[str] = []
     for i, rq in enumerate(run_qids):
         if rq not in cache:
             found = None
@@ -102,16 +103,16 @@ def _normalise(values: np.ndarray) -> np.ndarray:
 def _lists(
     query_id: Sequence[str],
     condition_id: Sequence[str],
-    item: Sequence[str],
+    item: Sequence[tuple[str, int]],
     score: Any,
     depth: int,
-) -> dict[tuple[str, str], list[tuple[str, float]]]:
+) -> dict[tuple[str, str], list[tuple[tuple[str, int], float]]]:
     """{(query, condition): [(item, normalised score), ...]} top ``depth`` in rank order."""
     keys = np.asarray([f"{q}\x00{c}" for q, c in zip(query_id, condition_id, strict=True)])
     _, codes = np.unique(keys, return_inverse=True)
     sc = np.asarray(score, dtype=np.float64)
     rows, _ = rank_within(codes, sc, depth)
-    out: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    out: dict[tuple[str, str], list[tuple[tuple[str, int], float]]] = {}
     grouped: dict[tuple[str, str], list[int]] = {}
     for r in rows:
         grouped.setdefault((query_id[r], condition_id[r]), []).append(int(r))

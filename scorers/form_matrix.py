@@ -126,7 +126,9 @@ def form_matrix(
                              f"{system!r} with form {form!r}",
                              hint="name one run per system and form")  # fmt: skip
         cells[system][form] = run
-    run_pairs, pair_forms, labels = [], [], []
+    run_pairs: list[tuple[str, str]] = []
+    pair_forms: list[str | None] = []
+    labels: list[tuple[str, str]] = []
     known = set(cells) | set(runs)
     for spec in pairs:
         cuts = [i for i, ch in enumerate(spec) if ch == ":"]

@@ -17,19 +17,23 @@ execution settings) fuses runs by equal-weight RRF with k = 60 over the top
   descending; equal fused scores are ordered by first appearance when the
   inputs are read in the order given, each top to bottom.
 
-Every document's contributions are summed in one canonical order (largest
-first), so documents with the same contributions get bit-identical scores and
-ties are real ties, broken by the stated rule rather than by rounding.
+Every document's contributions are summed in one canonical order (RRF: rank
+by rank, count x 1/(k + rank); CombSUM/CombMNZ: largest first), so documents
+with the same contributions get bit-identical scores and ties are real ties,
+broken by the stated rule rather than by rounding.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from vocabulary.errors import InputError
 
@@ -114,9 +118,21 @@ def rank_within(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Row indices sorted by (query code, score desc, row order) and their 0-based ranks.
 
-    With ``depth``, only rows of rank < depth are returned.
+    With ``depth``, only rows of rank < depth are returned. Runs are usually
+    written in that order already; that is checked in O(n) and skips the sort.
     """
-    return rank_within_ties(qcode, score, np.arange(len(score)), depth)
+    n = len(score)
+    if n and bool(np.all(qcode[1:] >= qcode[:-1])):
+        same = qcode[1:] == qcode[:-1]
+        if not bool(np.any(same & (score[1:] > score[:-1]))):
+            starts = np.r_[0, np.flatnonzero(~same) + 1]
+            rank = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+            order = np.arange(n)
+            if depth is not None:
+                keep = rank < depth
+                return order[keep], rank[keep]
+            return order, rank
+    return rank_within_ties(qcode, score, np.arange(n), depth)
 
 
 def minmax(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
@@ -130,14 +146,31 @@ def minmax(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return (values - lo[groups]) / den[groups]
 
 
+def _arrow(values: Any) -> pa.ChunkedArray:
+    if isinstance(values, pa.ChunkedArray):
+        return values.cast(pa.string())
+    if isinstance(values, pa.Array):
+        return pa.chunked_array([values.cast(pa.string())])
+    return pa.chunked_array([pa.array(np.asarray(values, dtype=object), type=pa.string())])
+
+
+def _encode(columns: list[Any]) -> tuple[list[np.ndarray], pa.Array]:
+    """Integer codes shared by all columns, numbered by first appearance (Arrow hashing)."""
+    arrays = [_arrow(c) for c in columns]
+    chunks = [ch for a in arrays for ch in a.chunks]
+    enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()))
+    if not enc.num_chunks:
+        return [np.zeros(0, dtype=np.int64) for _ in columns], pa.array([], type=pa.string())
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks])
+    cuts = np.cumsum([len(a) for a in arrays])[:-1]
+    return np.split(codes.astype(np.int64), cuts), enc.chunk(0).dictionary
+
+
 def _codes(runs: Sequence[RunInput]) -> tuple[list[np.ndarray], list[np.ndarray], Any, Any]:
     """Query and document codes shared by all runs, numbered by first appearance."""
-    qs = [np.asarray(r.query_id, dtype=object) for r in runs]
-    ds = [np.asarray(r.doc_id, dtype=object) for r in runs]
-    qcodes, quniq = pd.factorize(np.concatenate(qs) if qs else np.array([], dtype=object))
-    dcodes, duniq = pd.factorize(np.concatenate(ds) if ds else np.array([], dtype=object))
-    cuts = np.cumsum([len(q) for q in qs])[:-1]
-    return np.split(qcodes, cuts), np.split(dcodes, cuts), quniq, duniq
+    qcodes, quniq = _encode([r.query_id for r in runs])
+    dcodes, duniq = _encode([r.doc_id for r in runs])
+    return qcodes, dcodes, quniq, duniq
 
 
 def canonical_sum(key: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -154,6 +187,25 @@ def canonical_sum(key: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.nd
     return k_sorted[starts], sums, counts
 
 
+def _rrf_sums(
+    pair: np.ndarray, rank: np.ndarray, npairs: int, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """RRF sums in a canonical order without sorting values: for rank 1, 2, ... in turn,
+    add (number of runs placing the pair at that rank) / (k + rank). Equal multisets of
+    ranks give bit-identical sums; the counts come from one radix sort of the ranks."""
+    fused = np.zeros(npairs)
+    if not len(rank):
+        return np.arange(0), fused
+    small = rank.astype(np.int32 if rank.max() >= 32767 else np.int16)
+    order = np.argsort(small, kind="stable")
+    r_sorted = small[order]
+    starts = np.r_[0, np.flatnonzero(r_sorted[1:] != r_sorted[:-1]) + 1, len(order)]
+    for a, b in itertools.pairwise(starts):
+        weight = 1.0 / (k + float(r_sorted[a]) + 1.0)
+        fused += np.bincount(pair[order[a:b]], minlength=npairs) * weight
+    return np.arange(npairs), fused
+
+
 def fuse(
     runs: Sequence[RunInput], *, method: str = "rrf", k: int = 60, depth: int = 100
 ) -> tuple[Ranked, FuseReport]:
@@ -164,7 +216,7 @@ def fuse(
         raise ValueError("depth must be >= 1 and k >= 0")
     qcodes, dcodes, quniq, duniq = _codes(runs)
     ndocs = max(len(duniq), 1)
-    keys, contribs, stats = [], [], []
+    keys, contribs, ranks, stats = [], [], [], []
     for run, qc, dc in zip(runs, qcodes, dcodes, strict=True):
         score = np.asarray(run.score, dtype=np.float64)
         if not np.isfinite(score).all():
@@ -176,18 +228,22 @@ def fuse(
         contrib = 1.0 / (k + rank + 1.0) if method == "rrf" else minmax(score[rows], qc[rows])
         keys.append(qc[rows].astype(np.int64) * ndocs + dc[rows])
         contribs.append(contrib)
+        ranks.append(rank)
         stats.append(FuseRunStats(run.name, len(np.unique(qc)), len(score), len(rows)))
     allkeys = np.concatenate(keys) if keys else np.array([], dtype=np.int64)
     # Pair codes in first-appearance order: run order, then rank order within a run.
     pair, pair_uniq = pd.factorize(allkeys)
-    present, sums, counts = canonical_sum(pair, np.concatenate(contribs) if contribs else allkeys)
-    fused = sums * counts if method == "combmnz" else sums
+    if method == "rrf":
+        present, fused = _rrf_sums(pair, np.concatenate(ranks), len(pair_uniq), k)
+    else:
+        present, sums, counts = canonical_sum(pair, np.concatenate(contribs))
+        fused = sums * counts if method == "combmnz" else sums
     pkeys = np.asarray(pair_uniq)[present]
     q_of, d_of = pkeys // ndocs, pkeys % ndocs
     rows, rank = rank_within_ties(q_of, fused, present, depth)
     ranked = Ranked(
-        query_id=np.asarray(quniq, dtype=object)[q_of[rows]],
-        doc_id=np.asarray(duniq, dtype=object)[d_of[rows]],
+        query_id=quniq.take(pa.array(q_of[rows])).to_numpy(zero_copy_only=False),
+        doc_id=duniq.take(pa.array(d_of[rows])).to_numpy(zero_copy_only=False),
         rank=rank + 1,
         score=fused[rows],
     )

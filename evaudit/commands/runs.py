@@ -31,15 +31,15 @@ def _parse_run_spec(spec: str) -> tuple[str | None, Path]:
 
 def _read_runs(specs: tuple[str, ...]) -> list[RunInput]:
     """Read every run (file order kept); named by NAME= or the tag of its first line."""
-    from packet_builder.readers import read_run
+    from packet_builder.run_files import read_run_columns
     from scorers.fusion import RunInput
 
     out: list[RunInput] = []
     seen: dict[str, Path] = {}
     for spec in specs:
         name, path = _parse_run_spec(spec)
-        df = read_run(path)
-        name = name or str(df["tag"].iloc[0])
+        qids, dids, scores, tag = read_run_columns(path)
+        name = name or tag
         if name in seen:
             raise InputError(
                 f"run name {name!r} is also used by {seen[name]}",
@@ -47,8 +47,7 @@ def _read_runs(specs: tuple[str, ...]) -> list[RunInput]:
                 hint="name runs explicitly with --run NAME=FILE",
             )
         seen[name] = path
-        out.append(RunInput(name, df["query_id"].to_numpy(), df["doc_id"].to_numpy(),
-                            df["score"].to_numpy()))  # fmt: skip
+        out.append(RunInput(name, qids, dids, scores))
     return out
 
 
@@ -217,8 +216,9 @@ def support_cmd(
     specs = [_parse_run_spec(s) for s in run_specs]
     scores = {}
     for run, (_, path) in zip(_read_runs(run_specs), specs, strict=True):
-        docs, page_nos = split_page_ids(run.doc_id, str(path))
-        ranked = page_sets(run.query_id, docs.tolist(), page_nos.tolist(), run.score, pages)
+        docs, page_nos = split_page_ids(run.doc_id.to_pylist(), str(path))
+        qids = run.query_id.to_pylist()
+        ranked = page_sets(qids, docs.tolist(), page_nos.tolist(), run.score, pages)
         scores[run.name] = gold_support(ranked, conditions, gold, ev, k=k)
     report = SupportReport(k, pages, len(conditions), scores)
     if as_json:
