@@ -15,6 +15,10 @@ from packet_builder.pools import fuse, rank_routes
 from packet_builder.routes.base import ROUTE_NAMES, Target
 
 HELD_OUT = ("selected", "construction")
+# "locked": only the conditions both initial raters supported in a queued pair (the key's
+# `locked` list), as the supplement's held-out check ("the 86 locked positive conditions in
+# the same queued documents"); "all-positives": every condition with a known positive page.
+RECALL_SCOPES = ("locked", "all-positives")
 
 
 def pool_stats(key: dict[str, Any]) -> dict[str, Any]:
@@ -46,15 +50,19 @@ class RecallResult:
     recovered_at_6: int
     recovered_at_9: int
     all_positive_pages_at_9: int
+    scope: str = "locked"
 
     def to_json(self) -> dict[str, int]:
         return dict(self.__dict__)
 
 
-def held_out_recall(project: Project, name: str) -> RecallResult:
+def held_out_recall(project: Project, name: str, scope: str = "locked") -> RecallResult:
     """For every condition of the packet's pairs with known positive pages (pages an evaluator
     selected in any packet, plus construction evidence), rebuild the fused ranking without the
-    `selected` and `construction` routes and count how often positives reach ranks 6 and 9."""
+    `selected` and `construction` routes and count how often positives reach ranks 6 and 9.
+    scope "locked" keeps only each item's locked conditions (RECALL_SCOPES)."""
+    if scope not in RECALL_SCOPES:
+        raise ValueError(f"scope must be one of {RECALL_SCOPES}")
     from packet_builder.build import make_routes, target_for
 
     load_packet(project, name)  # fails clearly on an unknown or modified packet
@@ -67,13 +75,16 @@ def held_out_recall(project: Project, name: str) -> RecallResult:
         positives.setdefault((q, d, c), {})[page] = 1.0
     kept = [r for r in ROUTE_NAMES if r not in HELD_OUT]
     routes = make_routes(kept, corpus, bench, project, earlier_packets(project, name))
-    result = RecallResult(0, 0, 0, 0)
+    result = RecallResult(0, 0, 0, 0, scope)
     for item in key.get("items", {}).values():
         query = bench.queries.get(item["query_id"])
         if query is None:
             continue
         shown = set(corpus.shown_pages(item["doc_id"]))
+        locked = set(item.get("locked") or [])
         for cond in query.conditions:
+            if scope == "locked" and cond.condition_id not in locked:
+                continue
             target: Target = target_for(query, item["doc_id"], cond)
             known = set(positives.get(target.key, {})) & shown
             if not known:

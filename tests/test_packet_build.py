@@ -199,14 +199,19 @@ def test_adjudication_packet_judges_unresolved_with_selected_route(
     judged = 2 + sum(v["n"] for _i, v in others)  # split: C1 + C3; decreases: every condition
     assert stats["conditions"] == judged and stats["route_memberships"]["selected"] == 1
     assert stats["route_memberships"]["original"] >= 3
-    recall = cli_json("packet", "recall", proj, "adj")
+    recall = cli_json("packet", "recall", proj, "adj", "--scope", "all-positives")
     assert set(recall) == {
         "conditions",
         "recovered_at_6",
         "recovered_at_9",
         "all_positive_pages_at_9",
+        "scope",
     }
     assert recall["conditions"] == 7  # every condition of the 3 pairs has construction evidence
+    # Default scope: only the locked positive conditions of the queued pairs (the supplement's).
+    locked = cli_json("packet", "recall", proj, "adj")
+    n_locked = sum(len(v.get("locked") or []) for v in akey["items"].values())
+    assert locked["scope"] == "locked" and 1 <= locked["conditions"] == n_locked < 7
 
 
 def test_challenge_targets_recomputed(proj: Path, tmp_path: Path) -> None:

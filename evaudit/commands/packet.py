@@ -215,13 +215,19 @@ def stats_cmd(project_dir: str, name: str, as_json: bool) -> None:
 @packet.command("recall")
 @click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
 @click.argument("name")
+@click.option(
+    "--scope", type=click.Choice(["locked", "all-positives"]), default="locked",
+    show_default=True,
+    help="locked: the queued pairs' locked positive conditions (as the supplement); "
+    "all-positives: every condition with a known positive page.",
+)  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def recall_cmd(project_dir: str, name: str, as_json: bool) -> None:
+def recall_cmd(project_dir: str, name: str, scope: str, as_json: bool) -> None:
     """Held-out recall: known positive pages recovered without the selected/construction routes."""
     from campaign.project import open_project
     from packet_builder.pool_stats import held_out_recall
 
-    result = held_out_recall(open_project(project_dir), name).to_json()
+    result = held_out_recall(open_project(project_dir), name, scope).to_json()
     if as_json:
         emit_json(result)
     else:
