@@ -152,3 +152,30 @@ def test_impact_reports_changed_labels_in_top_k_correlation_and_sources(tmp_path
     assert sum(c["queries"] for c in cells) == 30 and cells[0]["contrasts"][0]["base"] == "bm25_doc"
     code, text, _ = _run(args)
     assert code == 0 and "Contrasts by source" in text and "graded NDCG vs by Gold-NDCG" in text
+
+
+def test_nclue_category_groups_and_leaves_privileged_unranked(tmp_path: Path) -> None:
+    cats = tmp_path / "cats.txt"
+    cats.write_text("# run category\nbm25_and BL\nbm25_doc BL\nbm25_page BL privileged\nrrf FUS\n")
+    code, out, err = _run(["score", "nclue", *_inputs(), "--bootstrap", "0", "--category", cats,
+                           "--json"])  # fmt: skip
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["privileged"] == ["bm25_page"] and "bm25_page" not in rep["rank"]
+    fair = sorted((t for t in rep["runs"] if t != "bm25_page"),
+                  key=lambda t: (-rep["runs"][t]["nclue"], -rep["runs"][t]["gold_hit"], t))  # fmt: skip
+    assert rep["ranking"] == fair and [rep["rank"][t] for t in fair] == [1, 2, 3]
+    assert rep["categories"] == {
+        "bm25_and": "BL",
+        "bm25_doc": "BL",
+        "bm25_page": "BL",
+        "rrf": "FUS",
+    }
+    code, text, _ = _run(["score", "nclue", *_inputs(), "--bootstrap", "0", "--category", cats])
+    assert "Table S1d-style" in text and text.count("Table S1") == 4
+    for bad, needle in [("nope BL\n", "not among the scored runs"), ("rrf\n", "cats.txt:1"),
+                        ("rrf A x\n", "RUN CATEGORY privileged"),
+                        ("rrf A\nrrf B\n", "listed twice")]:  # fmt: skip
+        cats.write_text(bad)
+        code, out, err = _run(["score", "nclue", *_inputs(), "--category", cats])
+        assert code != 0 and out == "" and needle in err, err

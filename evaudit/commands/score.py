@@ -257,10 +257,15 @@ def score() -> None:
 @click.option("--per-query", type=_path, help="Write per-query outcomes to this TSV file.")
 @_by_opt
 @_pages_opt
+@click.option(
+    "--category", type=_path, metavar="FILE",
+    help="Lines `RUN CATEGORY [privileged]`: group the ranking as Tables S1a-S1d; privileged "
+    "runs (construction-fact controls) stay unranked.",
+)  # fmt: skip
 def nclue_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels: Path | None, bootstrap: int, per_query: Path | None,
-    by: tuple[str, ...], pages: Path | None,
+    by: tuple[str, ...], pages: Path | None, category: Path | None,
 ) -> None:  # fmt: skip
     """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs."""
     from evaudit.output import emit_json
@@ -273,6 +278,14 @@ def nclue_cmd(
     (scored,) = _score_run_files(runs, [bound], ties, as_json)
     rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
     text = nclue_text(rep) if not as_json else ""
+    if category is not None:
+        from evaudit.commands.score_robust import read_categories
+        from scorers.runs.categories import category_report
+
+        cats = category_report(rep, *read_categories(category, list(scored)))
+        if not as_json:
+            text = text.split("\n", 1)[0] + "\n" + cats.to_text(rep)
+        rep.update(cats.to_json())
     if by:
         from evaudit.commands.score_robust import slices_for
 

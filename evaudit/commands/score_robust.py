@@ -150,6 +150,40 @@ def emit(as_json: bool, obj: dict[str, Any], text: str) -> None:
     emit_json(obj) if as_json else click.echo(text)
 
 
+# ---- --category FILE ---------------------------------------------------------------------
+
+
+def read_categories(path: Path, tags: list[str]) -> tuple[dict[str, str], set[str]]:
+    """Lines `RUN CATEGORY [privileged]` (whitespace-separated; blank and # lines skipped)."""
+    cats: dict[str, str] = {}
+    privileged: set[str] = set()
+    known = set(tags)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError as exc:
+        raise InputError("category file not found", file=path) from exc
+    for lineno, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) not in (2, 3) or (len(fields) == 3 and fields[2] != "privileged"):
+            raise InputError(
+                "expected `RUN CATEGORY` or `RUN CATEGORY privileged`", file=path, line=lineno
+            )
+        run, cat = fields[0], fields[1]
+        if run not in known:
+            raise InputError(
+                f"run {run!r} is not among the scored runs", file=path, line=lineno,
+                hint=f"run names: {', '.join(tags)}",
+            )  # fmt: skip
+        if run in cats:
+            raise InputError(f"run {run!r} is listed twice", file=path, line=lineno)
+        cats[run] = cat
+        if len(fields) == 3:
+            privileged.add(run)
+    return cats, privileged
+
+
 # ---- score sensitivity --------------------------------------------------------------------
 
 
