@@ -12,9 +12,6 @@ from tqdm import tqdm
 
 from vocabulary.jsonsafe import json_safe
 from vocabulary.progress import Progress
-from vocabulary.tables import table
-
-__all__ = ["dumps", "emit_json", "progress", "progress_bar", "table"]
 
 T = TypeVar("T")
 

@@ -67,7 +67,7 @@ def _same_structure(base: list[Query], other: list[Query], path: Path) -> None:
 
 
 def _check_text(checks: tuple[FormCheck, ...]) -> str:
-    from evaudit.output import table
+    from vocabulary.tables import table
 
     rows = [(c.form, c.queries, c.contained, len(c.failures)) for c in checks]
     lines = [table(rows, ["form", "queries", "contain every name", "failures"])]

@@ -202,10 +202,11 @@ def support_cmd(
     pages: int, as_json: bool,
 ) -> None:  # fmt: skip
     """Gold+Support@k of page-level runs and page coverage given a retrieved gold (Table S5b)."""
-    from evaudit.output import emit_json, table
+    from evaudit.output import emit_json
     from packet_builder.readers import read_evidence, read_queries
     from packet_builder.run_files import split_page_ids
     from scorers.gold_support import SupportReport, gold_support, page_sets
+    from vocabulary.tables import table
 
     parsed = read_queries(queries_file)
     conditions = {q.query_id: [c.condition_id for c in q.conditions] for q in parsed}
