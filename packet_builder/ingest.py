@@ -1,5 +1,6 @@
 """Corpus ingest: PDFs (PyMuPDF), MinerU output, OCR folders, pages.jsonl, BEIR or TREC
-corpora into the store.
+corpora into the store, with each document's extraction record (pages extracted vs
+expected, by source) for the extraction gate.
 
 PDF text extraction runs in a process pool (one task per file, largest first);
 unchanged files (same SHA-256) are skipped; a changed file replaces its pages;
@@ -23,19 +24,19 @@ from typing import Any
 
 from campaign import store
 from campaign.project import Project, now_iso
+from packet_builder.corpus_pages import DocPages
+from packet_builder.ingest_formats import (
+    collect_beir,
+    collect_mineru,
+    collect_trec,
+    page_count,
+    summary,
+)
+from packet_builder.source_gate import ExtractionRow, record
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.progress import Progress, no_progress
 
 _DOC_ID = re.compile(r"^[^\s/\\]+$")
-
-
-@dataclass
-class DocPages:
-    doc_id: str
-    source_path: str
-    kind: str
-    sha256: str
-    pages: list[str]
 
 
 @dataclass
@@ -45,6 +46,8 @@ class IngestReport:
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"file", "reason"}
     unchanged: int = 0
     repaired: list[dict[str, str]] = field(default_factory=list)  # {"file", "warning"}, kept
+    # source -> documents, pages expected/extracted and rate of what this ingest wrote
+    extraction: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +56,7 @@ class IngestReport:
             "skipped": self.skipped,
             "repaired": self.repaired,
             "unchanged": self.unchanged,
+            "extraction": self.extraction,
         }
 
     def problems(self) -> list[tuple[str, str]]:
@@ -281,45 +285,19 @@ def collect_pages_jsonl(path: Path, known: dict[str, str]) -> tuple[list[DocPage
     return docs, unchanged
 
 
-def collect_beir(folder: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
-    """One one-page document per BEIR corpus entry (packet_builder.beir)."""
-    from packet_builder.beir import corpus_pages
-
-    if not folder.is_dir():
-        raise InputError(
-            "BEIR folder not found", file=folder, hint="give the folder of corpus.jsonl"
-        )
-    source = str((folder / "corpus.jsonl").resolve())
-    docs: list[DocPages] = []
-    unchanged = 0
-    for doc_id, text, sha in corpus_pages(folder):
-        if known.get(doc_id) == sha:
-            unchanged += 1
-            continue
-        docs.append(DocPages(doc_id, source, "beir", sha, [text]))
-    return docs, unchanged
-
-
-def collect_trec(path: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
-    """One one-page document per TREC `<DOC>` (or JSONL line) (packet_builder.trec)."""
-    from packet_builder.trec import documents
-
-    docs: list[DocPages] = []
-    unchanged = 0
-    for doc_id, text, sha, source in documents(path):
-        if known.get(doc_id) == sha:
-            unchanged += 1
-            continue
-        docs.append(DocPages(doc_id, source, "trec", sha, [text]))
-    return docs, unchanged
-
-
-def write_documents(project: Project, docs: Iterable[DocPages]) -> tuple[int, int]:
-    """Replace each document's row and pages in one transaction; returns (docs, pages)."""
+def write_documents(
+    project: Project, docs: Iterable[DocPages], extraction: Iterable[ExtractionRow] = ()
+) -> tuple[int, int]:
+    """Replace each document's row, pages and extraction record in one transaction;
+    returns (docs, pages). `extraction` adds records of files that gave no document."""
     import pandas as pd
 
     docs = list(docs)
+    extraction = list(extraction)
     if not docs:
+        if extraction:
+            with store.transaction(project.store_path) as con:
+                record(con, extraction)
         return 0, 0
     stamp = now_iso()
     doc_df = pd.DataFrame(
@@ -337,6 +315,7 @@ def write_documents(project: Project, docs: Iterable[DocPages]) -> tuple[int, in
         con.execute("DELETE FROM documents WHERE doc_id IN (SELECT doc_id FROM new_docs)")
         con.execute("INSERT INTO documents SELECT * FROM new_docs")
         con.execute("INSERT INTO pages SELECT * FROM new_pages")
+        record(con, extraction)
     return len(docs), len(page_df)
 
 
@@ -348,15 +327,20 @@ def ingest(
     pages_file: Path | None = None,
     beir_dir: Path | None = None,
     trec_docs: Path | None = None,
+    mineru_dir: Path | None = None,
+    source: str = "",
     workers: int | None = None,
     progress: Progress = no_progress,
     strict: bool = False,
 ) -> IngestReport:
     """Ingest one source. `strict`: any skipped or repaired file is an error, and then
-    nothing is written (the check runs before the one store transaction)."""
-    sources = [s for s in (pdf_dir, ocr_dir, pages_file, beir_dir, trec_docs) if s is not None]
-    if len(sources) != 1:
-        raise InputError("give exactly one of --pdf-dir, --ocr-dir, --pages, --beir, --trec-docs")
+    nothing is written (the check runs before the one store transaction). `source` names
+    the documents' source for the extraction gate (packet_builder.source_gate)."""
+    given = (pdf_dir, ocr_dir, pages_file, beir_dir, trec_docs, mineru_dir)
+    if sum(s is not None for s in given) != 1:
+        raise InputError(
+            "give exactly one of --pdf-dir, --ocr-dir, --pages, --beir, --trec-docs, --mineru"
+        )
     known = _known_hashes(project)
     report = IngestReport()
     if pdf_dir is not None:
@@ -368,6 +352,8 @@ def ingest(
         docs, report.unchanged = collect_beir(beir_dir, known)
     elif trec_docs is not None:
         docs, report.unchanged = collect_trec(trec_docs, known)
+    elif mineru_dir is not None:
+        docs, report.unchanged = collect_mineru(mineru_dir, known, report)
     else:
         assert pages_file is not None
         docs, report.unchanged = collect_pages_jsonl(pages_file, known)
@@ -378,5 +364,13 @@ def ingest(
                 for file, what in report.problems()
             ]
         )
-    report.documents, report.pages = write_documents(project, docs)
+    rows = [d.extraction(source) for d in docs]
+    # A skipped PDF still counts against its source: its pages were expected, none came.
+    rows += [
+        (Path(x["file"]).stem, source, page_count(Path(x["file"])), 0, "pdf (skipped)")
+        for x in report.skipped
+        if Path(x["file"]).suffix.lower() == ".pdf"
+    ]
+    report.extraction = summary(rows)
+    report.documents, report.pages = write_documents(project, docs, rows)
     return report

@@ -64,7 +64,10 @@ def test_reingest_is_noop_and_changed_file_replaces_pages(project: Path, pdf_dir
     cli_json("ingest", project, "--pdf-dir", pdf_dir, "--workers", "1")
     before = _pages(project)
     again = cli_json("ingest", project, "--pdf-dir", pdf_dir)
-    assert again == {"documents": 0, "pages": 0, "skipped": [], "repaired": [], "unchanged": 2}
+    assert again == {
+        "documents": 0, "pages": 0, "skipped": [], "repaired": [], "unchanged": 2,
+        "extraction": {},
+    }  # fmt: skip
     assert _pages(project) == before
     make_pdf(pdf_dir / "alpha.pdf", ["Alpha rewritten as one page only."])
     changed = cli_json("ingest", project, "--pdf-dir", pdf_dir)

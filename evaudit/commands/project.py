@@ -75,6 +75,17 @@ def init(directory: Path, admin_password: str | None, as_json: bool) -> None:
     help="TREC documents: a <DOC><DOCNO><TEXT> file or JSONL, or a folder of them (.gz too).",
 )
 @click.option(
+    "--mineru",
+    "mineru_dir",
+    type=click.Path(path_type=Path),
+    help="MinerU output folder (*_content_list.json or *_middle.json per document).",
+)
+@click.option(
+    "--source",
+    default="",
+    help="Source name of these documents, for the per-source extraction gate (`evaudit gate`).",
+)
+@click.option(
     "--workers", type=click.IntRange(min=1), help="Extraction processes (default: all cores)."
 )
 @click.option(
@@ -90,6 +101,8 @@ def ingest(
     pages_file: Path | None,
     beir_dir: Path | None,
     trec_docs: Path | None,
+    mineru_dir: Path | None,
+    source: str,
     workers: int | None,
     strict: bool,
     as_json: bool,
@@ -109,6 +122,8 @@ def ingest(
         pages_file=pages_file,
         beir_dir=beir_dir,
         trec_docs=trec_docs,
+        mineru_dir=mineru_dir,
+        source=source,
         workers=workers,
         progress=progress_bar(quiet=as_json),
         strict=strict,
@@ -243,4 +258,55 @@ def status(directory: Path, as_json: bool) -> None:
     click.echo(table([(k, v) for k, v in counts.items()], ["what", "count"]))
 
 
-COMMANDS: list[click.Command] = [init, ingest, load, status]
+@click.command()
+@_DIR
+@click.option(
+    "--min-rate",
+    type=click.FloatRange(0, 1),
+    default=0.98,
+    show_default=True,
+    help="Lowest share of expected pages a source must have extracted.",
+)
+@click.option(
+    "--apply",
+    is_flag=True,
+    help="Remove failing sources' documents and queries with all their rows (one transaction).",
+)
+@click.option("--log", "show_log", is_flag=True, help="Print what earlier --apply runs removed.")
+@_JSON
+def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json: bool) -> None:
+    """Per-source extraction gate: pages extracted / expected by `ingest --source`.
+
+    Lists failing sources; --apply removes their documents, the queries of that source,
+    every qrels, evidence and run row naming them, and each query left with no gold,
+    and records the removal in the store (--log prints it)."""
+    from campaign.project import open_project
+    from packet_builder.source_gate import gate as run_gate
+    from packet_builder.source_gate import log
+
+    project = open_project(directory)
+    if show_log:
+        entries = log(project)
+        if as_json:
+            emit_json({"log": entries})
+            return
+        for e in entries:
+            counts = ", ".join(f"{k} {len(v)}" for k, v in e["removed"].items())
+            names = ", ".join(s["source"] for s in e["failing"])
+            click.echo(f"#{e['seq']} {e['applied_at']} min rate {e['min_rate']}: {names}: {counts}")
+        return
+    rep = run_gate(project, min_rate, apply)
+    if as_json:
+        emit_json(rep.to_json())
+        return
+    rows = [
+        [s.source or "(none)", s.documents, s.pages_extracted, s.pages_expected,
+         "n/a" if s.rate is None else f"{100 * s.rate:.2f}%", "pass" if s.passed else "FAIL"]
+        for s in rep.sources
+    ]  # fmt: skip
+    click.echo(table(rows, ["source", "documents", "extracted", "expected", "rate", "gate"]))
+    if rep.applied:
+        click.echo("removed " + ", ".join(f"{k} {v}" for k, v in rep.removed["counts"].items()))
+
+
+COMMANDS: list[click.Command] = [init, ingest, load, status, gate]

@@ -1,0 +1,91 @@
+"""Corpus readers for `ingest --beir`, `--trec-docs` and `--mineru`, and the per-source
+extraction summary an ingest reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from packet_builder.corpus_pages import DocPages
+from packet_builder.source_gate import ExtractionRow
+from vocabulary.errors import InputError
+
+if TYPE_CHECKING:
+    from packet_builder.ingest import IngestReport
+
+
+def collect_beir(folder: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
+    """One one-page document per BEIR corpus entry (packet_builder.beir)."""
+    from packet_builder.beir import corpus_pages
+
+    if not folder.is_dir():
+        raise InputError(
+            "BEIR folder not found", file=folder, hint="give the folder of corpus.jsonl"
+        )
+    source = str((folder / "corpus.jsonl").resolve())
+    docs: list[DocPages] = []
+    unchanged = 0
+    for doc_id, text, sha in corpus_pages(folder):
+        if known.get(doc_id) == sha:
+            unchanged += 1
+            continue
+        docs.append(DocPages(doc_id, source, "beir", sha, [text]))
+    return docs, unchanged
+
+
+def collect_trec(path: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
+    """One one-page document per TREC `<DOC>` (or JSONL line) (packet_builder.trec)."""
+    from packet_builder.trec import documents
+
+    docs: list[DocPages] = []
+    unchanged = 0
+    for doc_id, text, sha, source in documents(path):
+        if known.get(doc_id) == sha:
+            unchanged += 1
+            continue
+        docs.append(DocPages(doc_id, source, "trec", sha, [text]))
+    return docs, unchanged
+
+
+def collect_mineru(
+    folder: Path, known: dict[str, str], report: IngestReport
+) -> tuple[list[DocPages], int]:
+    """One document per MinerU output (packet_builder.mineru), one page per PDF page."""
+    from packet_builder.mineru import documents
+
+    docs: list[DocPages] = []
+    unchanged = 0
+    for d in documents(folder):
+        if not d.pages:
+            report.skipped.append({"file": d.source_path, "reason": "no pages"})
+        elif known.get(d.doc_id) == d.sha256:
+            unchanged += 1
+        else:
+            docs.append(
+                DocPages(d.doc_id, d.source_path, "mineru", d.sha256, d.pages, d.expected,
+                         f"mineru {d.expected_from}")
+            )  # fmt: skip
+    return docs, unchanged
+
+
+def page_count(path: Path) -> int:
+    """Pages of a PDF that gave no text (at least 1: an unreadable file expected some)."""
+    import pymupdf
+
+    try:
+        with pymupdf.open(path) as doc:
+            return max(1, int(doc.page_count))
+    except Exception:  # damaged beyond repair: the page count is unknown
+        return 1
+
+
+def summary(rows: list[ExtractionRow]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for _doc, src, expected, got, _from in rows:
+        s = out.setdefault(src, {"documents": 0, "pages_expected": 0, "pages_extracted": 0})
+        s["documents"] += 1
+        s["pages_expected"] += expected
+        s["pages_extracted"] += got
+    for s in out.values():
+        s["rate"] = s["pages_extracted"] / s["pages_expected"] if s["pages_expected"] else None
+    return out
