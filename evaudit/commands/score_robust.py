@@ -1,4 +1,4 @@
-"""`evaudit score sensitivity | bound` and the `--block` / `--by` options of nclue and compare.
+"""`evaudit score sensitivity | bound | drop-condition`, nclue/compare `--block`/`--by`/`--category`.
 
 Thin: parse options, load inputs with the helpers of `evaudit.commands.score`,
 call one pure function of `scorers.runs` (selection, sensitivity, qrel_bound,
@@ -263,4 +263,105 @@ def bound_cmd(
     bound = _bind(qids, n, frame, source, cutoff)
     (scored,) = _score_run_files(runs, [bound], ties, as_json)
     rep = bound_report(bound, scored, _parse_pairs(pairs, list(scored)), ks)
+    emit(as_json, rep.to_json(), rep.to_text())
+
+
+# ---- score drop-condition -----------------------------------------------------------------
+
+
+def _conditions(queries: Path | None, project: Path | None) -> dict[str, list[str]]:
+    """Condition ids of every query, in position order."""
+    if queries is not None:
+        from packet_builder.readers import read_queries
+
+        return {q.query_id: [c.condition_id for c in q.conditions] for q in read_queries(queries)}
+    assert project is not None
+    from campaign import store
+
+    out: dict[str, list[str]] = {}
+    with store.connect(_store_path(project), read_only=True) as con:
+        for q, c, *_ in store.condition_rows(con):
+            out.setdefault(str(q), []).append(str(c))
+    return out
+
+
+def _evidence(
+    path: Path | None, project: Path | None
+) -> dict[tuple[str, str], dict[str, list[int]]]:
+    out: dict[tuple[str, str], dict[str, list[int]]] = {}
+    if path is not None:
+        from packet_builder.readers import read_evidence
+
+        for _lineno, ev in read_evidence(path):
+            out.setdefault((ev.query_id, ev.doc_id), {}).setdefault(ev.condition_id, []).extend(
+                ev.pages
+            )
+        return out
+    if project is None:
+        raise InputError(
+            "no evidence given", hint="pass --evidence evidence.jsonl or --project DIR"
+        )
+    from campaign import store
+
+    with store.connect(_store_path(project), read_only=True) as con:
+        for q, d, c, page in store.evidence_rows(con):
+            out.setdefault((str(q), str(d)), {}).setdefault(str(c), []).append(int(page))
+    return out
+
+
+def _drop_specs(specs: tuple[str, ...], tags: list[str]) -> list[tuple[str, int, str]]:
+    """NAME:POS=FILE -> (system, position, file spec)."""
+    out = []
+    for spec in specs:
+        head, eq, file = spec.partition("=")
+        name, colon, pos = head.rpartition(":")
+        if not eq or not colon or not pos.isdigit() or int(pos) < 1 or name not in tags:
+            raise InputError(
+                f"--drop {spec!r} is not NAME:POSITION=FILE with NAME a --run name",
+                hint=f"run names: {', '.join(tags)}; positions are 1-based",
+            )
+        out.append((name, int(pos), file))
+    return out
+
+
+@score.command("drop-condition")
+@_common_options(k=True)
+@click.option("--qrels", type=_path, help="Qrels of the full runs; default: the project's.")
+@click.option("--evidence", type=_path, help="Construction evidence; default: the project's.")
+@click.option(
+    "--drop", "drops", multiple=True, required=True, metavar="NAME:POS=FILE",
+    help="The run of system NAME (a --run name) with condition POS (1-based) dropped "
+    "(repeatable).",
+)  # fmt: skip
+@click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Exact-family bootstrap replicates of each change.")  # fmt: skip
+def drop_condition_cmd(
+    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
+    seed: int, as_json: bool, qrels: Path | None, evidence: Path | None, drops: tuple[str, ...],
+    bootstrap: int,
+) -> None:  # fmt: skip
+    """Gold-NDCG@k change after dropping one condition (grades recomputed from the evidence)."""
+    from scorers.runs.bind import bind_qrels
+    from scorers.runs.drop_condition import drop_report, dropped_qrels
+
+    qids, n = _load_queries(queries, project)
+    frame, source = _load_qrels(qrels, project, "--qrels")
+    full = _bind(qids, n, frame, source, k)
+    (scored,) = _score_run_files(runs, [full], ties, as_json)
+    conds = _conditions(queries, project)
+    ev = _evidence(evidence, project)
+    specs = _drop_specs(drops, list(scored))
+    bounds: dict[int, BoundQrels] = {}
+    dropped = []
+    for system, pos, file in specs:
+        if pos not in bounds:
+            eq, en, rows = dropped_qrels({q: conds[q] for q in qids}, ev, pos)
+            if not eq:
+                raise InputError(f"no query has {max(pos, 2)} or more conditions for --drop {pos}")
+            bounds[pos] = bind_qrels(
+                eq, en, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], k=k
+            )
+        (pq,) = _score_run_files((file,), [bounds[pos]], ties, as_json)
+        dropped.append((system, pos, bounds[pos], next(iter(pq.values()))))
+    rep = drop_report(full, scored, dropped, bootstrap=bootstrap, seed=seed)
     emit(as_json, rep.to_json(), rep.to_text())
