@@ -247,7 +247,9 @@ _pages_opt = click.option(
 
 @click.group("score")
 def score() -> None:
-    """Score runs: n-Clue Score, Gold Hit, Gold-NDCG, NDCG; contrasts; qrel-revision impact."""
+    """Score runs: n-Clue Score, Gold Hit, Gold-NDCG, NDCG; contrasts; qrel-revision impact;
+    robustness (selection-adjusted blocks, slices, shared-document sensitivity, qrel bounds,
+    condition drops)."""
 
 
 @score.command("nclue")
