@@ -127,6 +127,33 @@ def _agreement(project: Project, packet_id: str) -> None:
         st.markdown("#### Integrity per response stream")
         _table(data.integrity_rows(integ), key="int_table")
         st.caption(display.integrity_line(integ))
+    _label_error(project, packet_id)
+
+
+def _label_error(project: Project, packet_id: str) -> None:
+    """`evaudit agreement estimate`: the whole benchmark's label-error rate from this sample.
+
+    Computed on request (it recomputes the audit stage as finalize does), and only for a
+    stratified initial packet whose audit is final; otherwise the reason is shown."""
+    from packet_builder.audit_estimate import label_error_estimate
+
+    st.markdown("#### Label-error estimate for the whole benchmark")
+    if not st.button("Estimate from this sample", key=f"estimate_{packet_id}"):
+        st.caption(f"The same figures as `evaudit agreement estimate DIR {packet_id} --json`.")
+        return
+    try:
+        rep = label_error_estimate(project, packet_id)
+    except InputError as exc:
+        st.info(f"No estimate yet: {exc.render()}")
+        return
+    rows = []
+    for name, est in (("grade changes (all judged qrels)", rep.grade_changed),
+                      ("gold that is not gold", rep.gold_not_gold)):  # fmt: skip
+        ci = est.ci95 or [None, None]
+        rows.append({"share": name, "estimate": est.estimate, "95% low": ci[0],
+                     "95% high": ci[1], "sampled": est.sampled, "frame": est.frame})  # fmt: skip
+    _table(pd.DataFrame(rows), key="estimate_table")
+    st.caption(f"{rep.method}; strata {', '.join(rep.strata_fields) or 'none'}.")
 
 
 def _confusion(matrix: list[list[int]], a: str, b: str) -> None:
