@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,8 +168,7 @@ def plan_pair(item: ItemInfo, responses: Responses, raters: Sequence[str]) -> Pa
 
     # Locked conditions the gate cannot place on distinct pages even on the union of both
     # raters' pages: opened for page adjudication if the pair is queued.
-    typed: dict[Hashable, Iterable[Hashable]] = {k: v for k, v in locked.items()}
-    gate_open = tuple(locked) if locked and distinct_page_assignment(typed) is None else ()
+    gate_open = tuple(locked) if locked and distinct_page_assignment(locked) is None else ()
 
     def queued(action: str, failed: bool = False, consensus: int | None = None) -> PairPlan:
         return PairPlan(

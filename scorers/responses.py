@@ -9,7 +9,7 @@ so the distinct-page gate sees two page keys showing the same page as one page.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -179,5 +179,4 @@ def supports_of(resp: ItemResponse) -> dict[str, frozenset[int]]:
 
 def grade_from_supports(n: int, supports: Mapping[str, frozenset[int]]) -> int:
     """The derived grade of docs/architecture.md (distinct-page gate on physical pages)."""
-    typed: dict[Hashable, Iterable[Hashable]] = {k: v for k, v in supports.items()}
-    return derived_grade(n, typed)
+    return derived_grade(n, supports)

@@ -145,7 +145,7 @@ def test_clue_counts_equal_evidence_and_gold_gates(
         assert all(ev.values())
         sets = [set(p) for p in ev.values()]
         single_page = bool(set.intersection(*sets)) if len(ev) == n else False
-        hall = distinct_page_assignment(ev) is not None  # type: ignore[arg-type]
+        hall = distinct_page_assignment(ev) is not None
         if grade == n:
             golds[qid] += 1
             # Gold: every condition has pages, distinct-page assignment, no all-condition page.

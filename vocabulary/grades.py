@@ -8,19 +8,22 @@ condition fails), the pair stays partial at n-1.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
+from typing import TypeVar
+
+# Generic so callers keep their own id types (Mapping is invariant in its key type).
+C = TypeVar("C", bound=Hashable)  # a condition id
+P = TypeVar("P", bound=Hashable)  # a page id
 
 
-def distinct_page_assignment(
-    supports: Mapping[Hashable, Iterable[Hashable]],
-) -> dict[Hashable, Hashable] | None:
+def distinct_page_assignment(supports: Mapping[C, Iterable[P]]) -> dict[C, P] | None:
     """A condition -> page matching using each page once, or None if none exists.
 
     Maximum bipartite matching by augmenting paths (Kuhn); conditions are few.
     """
     options = {c: sorted(set(p), key=repr) for c, p in supports.items()}
-    owner: dict[Hashable, Hashable] = {}
+    owner: dict[P, C] = {}
 
-    def augment(cond: Hashable, seen: set[Hashable]) -> bool:
+    def augment(cond: C, seen: set[P]) -> bool:
         for page in options[cond]:
             if page in seen:
                 continue
@@ -36,7 +39,7 @@ def distinct_page_assignment(
     return {c: p for p, c in owner.items()}
 
 
-def derived_grade(n: int, supports: Mapping[Hashable, Iterable[Hashable]]) -> int:
+def derived_grade(n: int, supports: Mapping[C, Iterable[P]]) -> int:
     """Supported-condition count, capped at n-1 when all n lack distinct pages.
 
     `supports` maps each *supported* condition to the physical pages that support it.

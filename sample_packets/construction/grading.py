@@ -8,8 +8,7 @@ partial at n-1.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from typing import cast
+from collections.abc import Mapping, Sequence
 
 from vocabulary.grades import distinct_page_assignment
 
@@ -24,11 +23,9 @@ def single_page_solvable(pages: Sequence[Sequence[int]]) -> bool:
 def clue_grade(n: int, pages_by_condition: Mapping[str, Sequence[int]]) -> int:
     supported = {c: tuple(p) for c, p in pages_by_condition.items() if p}
     grade = len(supported)
-    # distinct_page_assignment takes any hashable ids; Mapping is invariant in its key type.
-    as_hashable = cast(Mapping[Hashable, Sequence[int]], supported)
     if grade == n and (
         single_page_solvable(list(supported.values()))
-        or distinct_page_assignment(as_hashable) is None
+        or distinct_page_assignment(supported) is None
     ):
         return n - 1
     return grade
