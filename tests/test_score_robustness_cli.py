@@ -179,3 +179,36 @@ def test_nclue_category_groups_and_leaves_privileged_unranked(tmp_path: Path) ->
         cats.write_text(bad)
         code, out, err = _run(["score", "nclue", *_inputs(), "--category", cats])
         assert code != 0 and out == "" and needle in err, err
+
+
+def test_robustness_commands_run_on_finalize_output(tmp_path: Path) -> None:
+    """The new commands read what `evaudit finalize` writes (its queries.jsonl and qrels)."""
+    from tests.test_finalize_decisions import _campaign
+
+    root, _ = _campaign(tmp_path)
+    code, _, err = _run(["finalize", root, "--out", tmp_path / "fin", "--json"])
+    assert code == 0, err
+    fin = tmp_path / "fin"
+    a, b = tmp_path / "a.trec", tmp_path / "b.trec"
+    a.write_text("q1 Q0 d1 1 2 A\nq1 Q0 gold-doc 2 1 A\n")
+    b.write_text("q1 Q0 gold-doc 1 2 B\nq1 Q0 d1 2 1 B\n")
+    base = ["--queries", fin / "queries.jsonl", "--qrels", fin / "qrels.txt", "--run", a,
+            "--run", b]  # fmt: skip
+    for cmd in (
+        ["score", "compare", *base, "--block", "x=A:B", "--by", "n", "--by", "source",
+         "--draws", "50", "--bootstrap", "50"],
+        ["score", "sensitivity", *base, "--draws", "50"],
+        ["score", "bound", *base, "--pair", "A:B"],
+        ["score", "nclue", *base, "--by", "dplus:1", "--bootstrap", "0"],
+    ):  # fmt: skip
+        code, out, err = _run([*cmd, "--json"])
+        assert code == 0, (cmd, err)
+        assert json.loads(out)
+    code, out, err = _run(["score", "bound", *base, "--pair", "A:B", "--json"])
+    row = json.loads(out)["contrasts"][0]
+    assert row["observed"] == 1.0  # A puts the subset d1 first, B the gold
+    assert row["minimum"]["1"] == 0.0  # promoting d1 makes A gold-first too
+    # With the project's queries and the finalize qrels too.
+    code, out, err = _run(["score", "sensitivity", "--project", root, "--qrels", fin / "qrels.txt",
+                           "--run", a, "--run", b, "--draws", "20", "--json"])  # fmt: skip
+    assert code == 0, err

@@ -56,6 +56,8 @@ def _t_stats(
     num: np.ndarray, cross: np.ndarray, ss: np.ndarray, q: int, f: int, n2: float
 ) -> np.ndarray:
     """T for (..., E) numerators given sum(eps*s*n) (cross) and sum(s^2) (ss): see module doc."""
+    if f < 2:  # one family: no clustered SE, and no sign flip can say anything
+        return np.zeros_like(num, dtype=np.float64)
     mean = num / q
     resid = ss - 2.0 * mean * cross + mean * mean * n2
     se_num = np.sqrt(np.maximum(resid, 0.0) * f / (f - 1))
