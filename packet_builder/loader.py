@@ -38,6 +38,7 @@ class LoadResult:
     evidence_pages: int  # their page rows (one per listed page)
     runs: dict[str, int]
     graded: dict[str, Any] | None = None  # classic benchmarks: the grade scale and row counts
+    check: dict[str, int] | None = None  # counts of the cheap label checks (`evaudit check`)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -50,6 +51,8 @@ class LoadResult:
         }
         if self.graded is not None:
             out["graded"] = self.graded
+        if self.check is not None:
+            out["check"] = self.check
         return out
 
 
@@ -230,7 +233,12 @@ def load_benchmark(
                 "FROM new_run"
             )
             con.unregister("new_run")
+    from packet_builder.label_check import check
+
+    # The cheap part of `evaudit check` on what is now stored (never refuses the load).
+    checked = check(project, cheap=True).to_json()["counts"]
     return LoadResult(
+        check=checked,
         queries=len(query_list) if query_list is not None else 0,
         conditions=sum(q.n for q in query_list) if query_list is not None else 0,
         qrels=0 if qrel_df is None else len(qrel_df),

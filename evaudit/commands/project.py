@@ -309,4 +309,43 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
         click.echo("removed " + ", ".join(f"{k} {v}" for k, v in rep.removed["counts"].items()))
 
 
-COMMANDS: list[click.Command] = [init, ingest, load, status, gate]
+@click.command()
+@_DIR
+@click.option(
+    "--require-cross-page",
+    is_flag=True,
+    help="A gold of two or more conditions must not be solvable on one page.",
+)
+@click.option("--strict", is_flag=True, help="Any finding is an error (exit 2).")
+@_JSON
+def check(directory: Path, require_cross_page: bool, strict: bool, as_json: bool) -> None:
+    """Re-derive every label from the construction evidence.
+
+    Findings (each naming query, document and condition): evidence pages outside the
+    document, a gold condition with no evidence page, a grade that disagrees with the
+    evidence count, a gold without a distinct-page assignment, and with
+    --require-cross-page a gold solvable on one page."""
+    from campaign.project import open_project
+    from packet_builder.label_check import check as run_check
+
+    rep = run_check(open_project(directory), require_cross_page=require_cross_page)
+    out = rep.to_json()
+    if as_json:
+        emit_json(out)
+    else:
+        click.echo(table(list(out["counts"].items()), ["finding", "count"]))
+        for f in rep.findings:
+            where = f"{f.query_id} / {f.doc_id}" + (
+                f" / {f.condition_id}" if f.condition_id else ""
+            )
+            click.echo(f"  {f.kind}: {where}: {f.detail}")
+    if strict and rep.findings:
+        first = rep.findings[0]
+        raise InputError(
+            f"{len(rep.findings)} label finding(s), first {first.kind} for query "
+            f"{first.query_id!r} document {first.doc_id!r}: {first.detail}",
+            hint="fix the qrels or evidence, or run without --strict",
+        )
+
+
+COMMANDS: list[click.Command] = [init, ingest, load, status, gate, check]
