@@ -32,7 +32,7 @@ def _audited(tmp_path: Path) -> Path:
     # so the two streams are not duplicates of each other).
     for rater, page in (("A", "A"), ("E", "B")):
         both = {"C1": [f"J002-C1-{page}"], "C2": [f"J002-C2-{page}"]}
-        write_journal(project, "init", sha, rater, {"J001": {}, "J002": both}, items)
+        write_journal(project, "init", sha, rater, {"J001": {}, "J002": both}, items)  # type: ignore[dict-item]
     queue = tmp_path / "queue.json"
     plan = run("repair", "plan", project.root, "init", "--queue-out", queue)
     assert plan["queued_pairs"] == 1
@@ -40,7 +40,7 @@ def _audited(tmp_path: Path) -> Path:
     # Majority no on both conditions (distinct streams: each of A and E supports one).
     votes = {"A": {"C1": ["J001-C1-A"]}, "E": {"C2": ["J001-C2-A"]}, "F": {}}
     for rater, ans in votes.items():
-        write_journal(project, "adj", asha, rater, {"J001": ans}, aitems)
+        write_journal(project, "adj", asha, rater, {"J001": ans}, aitems)  # type: ignore[dict-item]
     with store.transaction(project.store_path) as con:
         for doc in ("d1", "g1", "d2", "g2"):
             con.execute(
@@ -65,7 +65,7 @@ def _audited(tmp_path: Path) -> Path:
     return project.root
 
 
-def _targets(root: Path, name: str) -> dict[tuple[str, str], Any]:
+def _targets(root: Path, name: str) -> tuple[dict[tuple[str, str], Any], dict[str, Any]]:
     key = json.loads((root / "keys" / f"{name}.key.json").read_text())
     return {(v["query_id"], v["doc_id"]): v for v in key["items"].values()}, key
 

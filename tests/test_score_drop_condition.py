@@ -91,9 +91,9 @@ def test_drop_condition_cli_against_pytrec_eval(tmp_path: Path) -> None:
 
     full_gold: dict[str, dict[str, int]] = {}
     for line in qrels:
-        q, _, d, g = line.split()
-        if int(g) == ns[q]:
-            full_gold.setdefault(q, {})[d] = 1
+        qq, _, dd, gg = line.split()
+        if int(gg) == ns[qq]:
+            full_gold.setdefault(qq, {})[dd] = 1
     evid: dict[tuple[str, str], dict[str, list[int]]] = {}
     for line in ev_lines:
         o = json.loads(line)
@@ -103,9 +103,9 @@ def test_drop_condition_cli_against_pytrec_eval(tmp_path: Path) -> None:
         eq, en, drows = dropped_qrels(cond, evid, pos)
         nmap = dict(zip(eq, en, strict=True))
         gold: dict[str, dict[str, int]] = {}
-        for q, d, g in drows:
-            if g == nmap[q]:
-                gold.setdefault(q, {})[d] = 1
+        for qq, dd, grade in drows:
+            if grade == nmap[qq]:
+                gold.setdefault(qq, {})[dd] = 1
         a = gold_ndcg(path, gold, eq)
         b = gold_ndcg(full, full_gold, eq)
         diffs = [a[q] - b[q] for q in eq]

@@ -25,6 +25,7 @@ def test_stratified_estimate_equals_the_direct_weighted_formula() -> None:
     v = (100 / 160) ** 2 * 0.9 * 0.2 * 0.8 / 10 + 0 + 0  # the census stratum has no variance
     assert e.estimate == pytest.approx(p, abs=1e-15)
     assert e.se == pytest.approx(math.sqrt(v), abs=1e-15)
+    assert e.n_eff is not None
     assert e.n_eff == pytest.approx(p * (1 - p) / v, rel=1e-12)
     lo, hi = proportion_confint(p * e.n_eff, e.n_eff, alpha=0.05, method="wilson")
     assert e.ci95 == pytest.approx([lo, hi], abs=1e-12)

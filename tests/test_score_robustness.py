@@ -160,7 +160,7 @@ def test_selection_report_holm_across_blocks_and_selected_endpoint() -> None:
         assert blk.p_selection == p
         best = max(variants, key=lambda v: scored[v].values()[0].mean())
         assert blk.selected == best
-    js = rep.to_json()
+    js: dict = rep.to_json()
     assert "p_selection_holm" in js["blocks"][0] and "Sel.+Holm p" in rep.to_text()
 
 

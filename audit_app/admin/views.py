@@ -149,7 +149,7 @@ def _label_error(project: Project, packet_id: str) -> None:
     rows = []
     for name, est in (("grade changes (all judged qrels)", rep.grade_changed),
                       ("gold that is not gold", rep.gold_not_gold)):  # fmt: skip
-        ci = est.ci95 or [None, None]
+        ci: list[float | None] = list(est.ci95) if est.ci95 else [None, None]
         rows.append({"share": name, "estimate": est.estimate, "95% low": ci[0],
                      "95% high": ci[1], "sampled": est.sampled, "frame": est.frame})  # fmt: skip
     _table(pd.DataFrame(rows), key="estimate_table")
