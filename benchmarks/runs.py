@@ -94,7 +94,7 @@ def _compose_case(seed: int = 3):
             qs += [q] * DEPTH
             cs += [c] * DEPTH
             ds += [f"d{d}" for d in docs]
-            ss += rng.random(DEPTH).tolist()
+            ss += sorted(rng.random(DEPTH).tolist(), reverse=True)  # as run files are written
     return conditions, qs, cs, ds, ss
 
 

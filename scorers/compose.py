@@ -230,17 +230,22 @@ def _compose_documents(
     equal inputs give bit-identical scores and ties are real.
     """
     width = max((len(cs) for cs in conditions.values()), default=1)
-    list_code = {f"{q}\x00{c}": qi * width + j
-                 for qi, (q, cs) in enumerate(conditions.items()) for j, c in enumerate(cs)}  # fmt: skip
-    keys = (
-        pd.Series(np.asarray(query_id, dtype=object))
-        + "\x00"
-        + pd.Series(np.asarray(condition_id, dtype=object))
-    )
-    mapped = keys.map(list_code)
-    if mapped.isna().any():
+    # List code = query position x width + condition position, looked up by hashing
+    # integer codes (no per-row string building).
+    qpos = pd.Index(list(conditions)).get_indexer(np.asarray(query_id, dtype=object))
+    ccode, cuniq = pd.factorize(np.asarray(condition_id, dtype=object))
+    pair_pos: dict[int, int] = {}
+    code_of = {c: i for i, c in enumerate(cuniq)}
+    for qi, cs in enumerate(conditions.values()):
+        for j, c in enumerate(cs):
+            if c in code_of:
+                pair_pos[qi * max(len(cuniq), 1) + code_of[c]] = j
+    row_pair = qpos.astype(np.int64) * max(len(cuniq), 1) + ccode
+    found = pd.Index(list(pair_pos)).get_indexer(row_pair)
+    if (qpos < 0).any() or (found < 0).any():
         raise ValueError("a row names a (query, condition) pair outside `conditions`")
-    lcode = mapped.to_numpy(dtype=np.int64)
+    cpos = np.fromiter(pair_pos.values(), dtype=np.int64, count=len(pair_pos))[found]
+    lcode = qpos.astype(np.int64) * width + cpos
     sc = np.asarray(score, dtype=np.float64)
     rows, _ = rank_within(lcode, sc, depth)
     lk, vals = lcode[rows], sc[rows]
