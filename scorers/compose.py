@@ -232,7 +232,7 @@ def _compose_documents(
     width = max((len(cs) for cs in conditions.values()), default=1)
     # List code = query position x width + condition position, looked up by hashing
     # integer codes (no per-row string building).
-    qpos = pd.Index(list(conditions)).get_indexer(np.asarray(query_id, dtype=object))
+    qpos = pd.Index(list(conditions)).get_indexer(pd.Index(np.asarray(query_id, dtype=object)))
     ccode, cuniq = pd.factorize(np.asarray(condition_id, dtype=object))
     pair_pos: dict[int, int] = {}
     code_of = {c: i for i, c in enumerate(cuniq)}
@@ -241,7 +241,7 @@ def _compose_documents(
             if c in code_of:
                 pair_pos[qi * max(len(cuniq), 1) + code_of[c]] = j
     row_pair = qpos.astype(np.int64) * max(len(cuniq), 1) + ccode
-    found = pd.Index(list(pair_pos)).get_indexer(row_pair)
+    found = pd.Index(list(pair_pos)).get_indexer(pd.Index(row_pair))
     if (qpos < 0).any() or (found < 0).any():
         raise ValueError("a row names a (query, condition) pair outside `conditions`")
     cpos = np.fromiter(pair_pos.values(), dtype=np.int64, count=len(pair_pos))[found]
