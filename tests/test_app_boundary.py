@@ -13,6 +13,8 @@ FORBIDDEN = (
     "duckdb",
     "pandas",
     "campaign.store",
+    "campaign.packets",  # admin keys and the registry
+    "campaign.overrides",
     "packet_builder.build",
     "packet_builder.packets",
     "audit_app.admin",
@@ -31,6 +33,8 @@ FORBIDDEN_NAMES = (
     "iter_journals",
     "latest_states",
     "admin_password",
+    "read_admin_key",
+    "read_streams",
 )
 LOCAL = ("audit_app", "campaign", "packet_builder", "policies", "scorers", "evaudit", "vocabulary")
 

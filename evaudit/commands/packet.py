@@ -189,8 +189,8 @@ def check_cmd(project_dir: str, name: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def stats_cmd(project_dir: str, name: str, as_json: bool) -> None:
     """Pool composition of packet NAME (route memberships are nonexclusive)."""
+    from campaign.packets import read_admin_key as read_key
     from campaign.project import open_project
-    from packet_builder.history import read_key
     from packet_builder.packets import packet_row
     from packet_builder.pool_stats import pool_stats
 
