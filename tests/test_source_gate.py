@@ -136,6 +136,12 @@ def test_gate_lists_and_removes_failing_sources(project: Path, tmp_path: Path) -
     assert _snapshot(project) == before
 
 
+def test_ingest_reports_the_rate_per_source(project: Path, tmp_path: Path) -> None:
+    f = _files(tmp_path / "in")
+    out = run_cli("ingest", project, "--pages", f["fda"], "--source", "fda").stdout
+    assert "source fda: 14/15 pages extracted (93.33%)" in out
+
+
 def test_gate_without_records_or_bad_rate(project: Path) -> None:
     assert "no extraction records" in run_cli("gate", project, expect=2).stderr
     assert run_cli("gate", project, "--min-rate", "1.5", expect=2).exit_code == 2

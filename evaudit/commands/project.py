@@ -140,6 +140,12 @@ def ingest(
         click.echo(f"  skipped {s['file']}: {s['reason']}")
     for r in report.repaired:
         click.echo(f"  warning: {r['file']}: {r['warning']}")
+    for src, e in sorted(report.extraction.items()):
+        rate = "n/a" if e["rate"] is None else f"{100 * e['rate']:.2f}%"
+        click.echo(
+            f"  source {src or '(none)'}: {e['pages_extracted']}/{e['pages_expected']} "
+            f"pages extracted ({rate})"
+        )
 
 
 def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
