@@ -168,3 +168,24 @@ def test_load_options_are_checked(project: Path, tmp_path: Path) -> None:
     ).stderr  # fmt: skip
     assert "query 'q2' has no relevance rubric" in err
     assert _rows(project, "SELECT count(*) FROM queries") == [(0,)]
+
+
+def test_n_clue_files_replace_the_grade_scale(project: Path, tmp_path: Path) -> None:
+    beir = make_beir(tmp_path / "b")
+    cli_json("ingest", project, "--beir", beir)
+    _load(project, beir)
+    cli_json("load", project, "--run", f"r={_run(tmp_path)}")  # a run alone keeps the scale
+    assert _rows(project, "SELECT count(*) FROM graded_qrels") == [(30,)]
+    q = {"query_id": "x", "text": "t", "conditions": [{"condition_id": "c", "name": "n",
+         "requirement": "r"}]}  # fmt: skip
+    (tmp_path / "q.jsonl").write_text(json.dumps(q) + "\n")
+    (tmp_path / "qrels.txt").write_text("x 0 d1_0 1\n")
+    cli_json("load", project, "--queries", tmp_path / "q.jsonl", "--qrels", tmp_path / "qrels.txt")
+    assert _rows(project, "SELECT count(*) FROM graded_qrels") == [(0,)]
+    assert _rows(project, "SELECT count(*) FROM meta WHERE key = 'grade_scale'") == [(0,)]
+
+
+def _run(tmp_path: Path) -> Path:
+    path = tmp_path / "run.trec"
+    path.write_text("q1 Q0 d1_0 1 2.0 r\nq1 Q0 d1_1 2 1.0 r\n")
+    return path

@@ -197,7 +197,7 @@ def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
 @click.option(
     "--relevant-from",
     type=int,
-    help="BEIR/TREC: the lowest original grade that counts as relevant (required with --beir).",
+    help="BEIR/TREC: the lowest original grade that counts as relevant (required there).",
 )
 @_JSON
 def load(
