@@ -145,3 +145,20 @@ def test_ingest_reports_the_rate_per_source(project: Path, tmp_path: Path) -> No
 def test_gate_without_records_or_bad_rate(project: Path) -> None:
     assert "no extraction records" in run_cli("gate", project, expect=2).stderr
     assert run_cli("gate", project, "--min-rate", "1.5", expect=2).exit_code == 2
+
+
+def test_pdf_extraction_records(project: Path, tmp_path: Path) -> None:
+    from tests.conftest import make_pdf
+
+    make_pdf(tmp_path / "pdfs" / "a.pdf", ["one", "", "three"])  # a page without text
+    make_pdf(tmp_path / "pdfs" / "scan.pdf", ["", ""])  # no text layer: skipped
+    rep = cli_json("ingest", project, "--pdf-dir", tmp_path / "pdfs", "--source", "wb")
+    assert [s["file"].endswith("scan.pdf") for s in rep["skipped"]] == [True]
+    con = duckdb.connect(str(project / "audit.duckdb"), read_only=True)
+    try:
+        rows = con.execute("SELECT * FROM extraction ORDER BY doc_id").fetchall()
+    finally:
+        con.close()
+    assert rows == [("a", "wb", 3, 2, "pdf"), ("scan", "wb", 2, 0, "pdf (skipped)")]
+    assert rep["extraction"]["wb"]["pages_expected"] == 5
+    assert cli_json("gate", project)["failing"] == ["wb"]
