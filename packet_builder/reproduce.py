@@ -259,3 +259,38 @@ def write_manifest(path: Path, manifest: Manifest) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write the manifest ({exc.strerror})", file=path) from exc
+
+
+def manifest_for(
+    home: Path,
+    argv: Sequence[str],
+    inputs: Sequence[Path],
+    outputs: Sequence[Path],
+    stdout: str | None = None,
+) -> Manifest:
+    """A one-command manifest for what a command just did (for `finalize`/`score --manifest`).
+
+    Paths are made relative to ``home`` (the manifest's folder) and must lie
+    inside it; hashes are of the files as they are now. ``argv`` is the
+    command as run, starting with "evaudit", its paths already relative to ``home``.
+    """
+    home = Path(home).resolve()
+
+    def entry(p: Path) -> FileEntry:
+        full = Path(p).resolve()
+        try:
+            rel = full.relative_to(home)
+        except ValueError:
+            raise InputError(f"{p} is outside the manifest's folder {home}",
+                             hint="keep inputs and outputs under one folder") from None  # fmt: skip
+        if not full.is_file():
+            raise InputError("file not found", file=p)
+        return FileEntry(rel.as_posix(), sha256_file(full))
+
+    if not argv or argv[0] != "evaudit":
+        raise ValueError("argv must start with 'evaudit'")
+    return Manifest(
+        tuple(entry(p) for p in inputs),
+        (Command(tuple(argv), stdout),),
+        tuple(entry(p) for p in outputs),
+    )

@@ -113,3 +113,24 @@ def test_bad_manifests_are_refused(tmp_path: Path) -> None:
     refused({"version": 1, "commands": [{"argv": ["evaudit", "status"]}],
              "outputs": [{"path": "x"}]}, "no 'sha256'")  # fmt: skip
     refused({"commands": []}, '"version": 1')
+
+
+def test_manifest_for_a_command_just_run_verifies(tmp_path: Path) -> None:
+    from packet_builder.reproduce import manifest_for, write_manifest
+
+    for rel in ("runs/bm25_doc.trec", "runs/bm25_page.trec"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(SAMPLE / rel, tmp_path / rel)
+    argv = ["evaudit", "runs", "fuse", "--run", "runs/bm25_doc.trec", "--run",
+            "runs/bm25_page.trec", "--out", "rrf.trec"]  # fmt: skip
+    run_cli(*argv[1:4], tmp_path / argv[4], argv[5], tmp_path / argv[6], "--out",
+            tmp_path / "rrf.trec")  # fmt: skip
+    m = manifest_for(tmp_path, argv, [tmp_path / "runs/bm25_doc.trec",
+                     tmp_path / "runs/bm25_page.trec"], [tmp_path / "rrf.trec"])  # fmt: skip
+    assert [e.path for e in m.outputs] == ["rrf.trec"]
+    write_manifest(tmp_path / "MANIFEST.json", m)
+    assert _verify(tmp_path, 0)["ok"]
+    from vocabulary.errors import InputError
+
+    with pytest.raises(InputError, match="outside the manifest"):
+        manifest_for(tmp_path / "runs", argv, [tmp_path / "rrf.trec"], [])
