@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 
@@ -68,6 +70,24 @@ def _split_environments(values: tuple[str, ...]) -> list[str] | None:
     "--canonical", default="+++", show_default=True, help="Interface of the canonical selector."
 )
 @click.option(
+    "--h2b-negligible",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Environments with negligible R_high that H2b needs (default: ceil(5E/6) of E).",
+)
+@click.option(
+    "--h2b-signs",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Environments with replicated first-order signs H2b needs (default: ceil(4E/6)).",
+)
+@click.option(
+    "--coverage-required",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="Required evidence coverage share for the pre-check (column evidence_covered).",
+)
+@click.option(
     "--drop-incomplete",
     is_flag=True,
     help="Drop (and count) claims missing a ranker or interface instead of failing.",
@@ -98,6 +118,9 @@ def analyze(
     splits: int,
     validation_fraction: float,
     canonical: str,
+    h2b_negligible: int | None,
+    h2b_signs: int | None,
+    coverage_required: float | None,
     drop_incomplete: bool,
     fmt: str,
     as_json: bool,
@@ -106,6 +129,7 @@ def analyze(
     decisions (H1/H2a/H2b, sign classes) and the selector comparison for FILE (CSV or
     Parquet, one row per dataset, reader, claim, ranker and interface)."""
     from evaudit.output import emit_json, progress_bar
+    from packet_builder.orbit_checks import has_check_columns, read_input_checks
     from packet_builder.orbit_table import load_orbit_data
     from scorers.orbit.analysis import Options
     from scorers.orbit.analysis import analyze as run_analysis
@@ -128,6 +152,8 @@ def analyze(
             max_error=max_error,
             margin=margin,
             min_disagreement=min_disagreement,
+            h2b_negligible=h2b_negligible,
+            h2b_signs=h2b_signs,
         ),
         confirmatory=_split_environments(confirmatory),
         splits=splits,
@@ -136,10 +162,118 @@ def analyze(
     )
 
     result = run_analysis(data, options, progress=progress_bar(quiet=as_json))
+    checks = None
+    if has_check_columns(table_file):
+        checks = read_input_checks(
+            table_file,
+            positive=positive,
+            rankers=(base, variant),
+            required=coverage_required,
+        )
+        result.update(checks.to_json())
+    else:
+        result.update({"generation_diagnostics": None, "coverage": None})
     if as_json:
         emit_json(result)
     else:
         click.echo(render_report(result), nl=False)
+        if checks is not None:
+            click.echo("\n5. Input checks\n" + _checks_text(checks), nl=False)
+
+
+def _checks_text(checks: Any, sections: tuple[str, ...] = ("diagnostics", "coverage")) -> str:
+    """The generation diagnostics and coverage pre-check as text tables."""
+    from vocabulary.tables import table
+
+    out = []
+    data = checks.to_json()
+    diag = data["generation_diagnostics"]
+    if diag is not None and "diagnostics" in sections:
+        out.append("Generation diagnostics (greedy generation is diagnostic only)")
+        out.append(
+            table(
+                [
+                    [
+                        r["environment"],
+                        r["ranker"] or "both",
+                        r["rows"],
+                        r["invalidity"],
+                        r["disagreement"],
+                    ]
+                    for r in diag["by_environment"] + diag["by_ranker"]
+                ],
+                ["environment", "ranker", "rows", "invalidity", "disagreement"],
+            )
+        )
+        out.append(
+            f"invalidity {diag['invalidity_range'][0]:.2%} to {diag['invalidity_range'][1]:.2%}, "
+            f"disagreement {diag['disagreement_range'][0]:.2%} to "
+            f"{diag['disagreement_range'][1]:.2%} over environments"
+        )
+    cov = data["coverage"]
+    if cov is not None and "coverage" in sections:
+        out.append("Evidence-coverage pre-check (complete gold evidence within the pool)")
+        out.append(
+            table(
+                [
+                    [
+                        r["dataset"],
+                        r["claims"],
+                        r["coverage"],
+                        r["coverage_plus"],
+                        r["coverage_minus"],
+                        "n/a" if r["meets_requirement"] is None else str(r["meets_requirement"]),
+                    ]
+                    for r in cov["datasets"]
+                ],
+                ["dataset", "claims", "coverage", "coverage +", "coverage -", "meets"],
+            )
+        )
+    return "\n".join(out) + ("\n" if out else "")
+
+
+@orbit.command("diagnostics")
+@click.argument("table_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.option("--positive", default=None, metavar="LABEL", help="Label of y meaning +.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def diagnostics_cmd(table_file: str, positive: str | None, as_json: bool) -> None:
+    """Generation invalidity and generation-to-score disagreement per environment and ranker,
+    from the table's `generated` column (the label greedy generation produced)."""
+    from evaudit.output import emit_json
+    from packet_builder.orbit_checks import read_input_checks
+
+    checks = read_input_checks(table_file, positive=positive, need="generated")
+    if as_json:
+        emit_json(checks.to_json()["generation_diagnostics"])
+    else:
+        click.echo(_checks_text(checks, ("diagnostics",)), nl=False)
+
+
+@orbit.command("coverage")
+@click.argument("table_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.option("--positive", default=None, metavar="LABEL", help="Label of y meaning +.")
+@click.option(
+    "--required",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="Required complete-evidence coverage share (reports whether each dataset meets it).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def coverage_cmd(
+    table_file: str, positive: str | None, required: float | None, as_json: bool
+) -> None:
+    """Evidence-coverage pre-check: how often the base ranker's candidate depth holds the
+    complete gold evidence, per dataset and semantic state, from `evidence_covered` (0/1)."""
+    from evaudit.output import emit_json
+    from packet_builder.orbit_checks import read_input_checks
+
+    checks = read_input_checks(
+        table_file, positive=positive, required=required, need="evidence_covered"
+    )
+    if as_json:
+        emit_json(checks.to_json()["coverage"])
+    else:
+        click.echo(_checks_text(checks, ("coverage",)), nl=False)
 
 
 COMMANDS: list[click.Command] = [orbit]

@@ -24,6 +24,7 @@ from scorers.orbit.decisions import (
 )
 from scorers.orbit.design import OrbitData
 from scorers.orbit.effects import point_effects
+from scorers.orbit.readings import delta_v_mean_interval
 from scorers.orbit.selection import (
     compare_selectors,
     heldout_max_error,
@@ -116,14 +117,23 @@ def analyze(data: OrbitData, opt: Options, progress: Progress = no_progress) -> 
                 selections.append(None)
                 continue
             per_split = compare_selectors(env, ds.positive, masks, opt.canonical)
-            selections.append(
-                summarize_selection(
-                    per_split,
-                    min_disagreement=t.min_disagreement,
-                    margin=t.margin,
-                    level=opt.level,
-                )
+            summary = summarize_selection(
+                per_split,
+                min_disagreement=t.min_disagreement,
+                margin=t.margin,
+                level=opt.level,
             )
+            summary["delta_v_mean_interval"] = mean_ci = delta_v_mean_interval(
+                per_split["v_orbit"] - per_split["v_canonical"], opt.validation_fraction, opt.level
+            )
+            # `operational` keeps the spread (the project's earlier reading); this is the same
+            # rule read on the interval for the mean (scorers/orbit/readings.py).
+            summary["operational_mean_interval"] = bool(
+                summary["disagreement"] >= t.min_disagreement
+                and mean_ci["low"] is not None
+                and (mean_ci["low"] > t.margin or mean_ci["high"] < -t.margin)
+            )
+            selections.append(summary)
     envs = data.environments
     cells = np.concatenate(points, axis=0)  # (E, 2, 8)
     cell_reps = np.concatenate(reps, axis=1)  # (B, E, 2, 8)

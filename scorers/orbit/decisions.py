@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scorers.orbit.readings import h2b_required
+
 FloatArray = NDArray[np.float64]
 OBJECTS = ("g", "h")
 
@@ -31,8 +33,8 @@ class Thresholds:
     h1_datasets: int = 2  # capped at the number of confirmatory datasets
     h1_families: int = 2
     h2a_environments: int = 2
-    h2b_negligible: int = 5
-    h2b_signs: int = 4
+    h2b_negligible: int | None = None  # None: scaled, ceil(5E/6) (scorers/orbit/readings.py)
+    h2b_signs: int | None = None  # None: scaled, ceil(4E/6)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,9 +94,10 @@ def replication_rules(envs: list[dict[str, Any]], t: Thresholds) -> dict[str, An
     negligible = [e["environment"] for e in envs if e["decisions"]["higher_order_negligible"]]
     signs = [e["environment"] for e in envs if e["decisions"]["first_order_signs_replicated"]]
     err_ok = [e["environment"] for e in envs if e["decisions"]["heldout_error_below"] is True]
+    need_neg, need_signs = h2b_required(t.h2b_negligible, t.h2b_signs, len(envs))
     h2b = (
-        len(negligible) >= t.h2b_negligible
-        and len(signs) >= t.h2b_signs
+        len(negligible) >= need_neg
+        and len(signs) >= need_signs
         and len(envs) > 0
         and len(err_ok) == len(envs)
     )
@@ -123,8 +126,8 @@ def replication_rules(envs: list[dict[str, Any]], t: Thresholds) -> dict[str, An
             "first_order_signs_replicated": signs,
             "heldout_error_below": err_ok,
             "required": {
-                "higher_order_negligible": t.h2b_negligible,
-                "first_order_signs_replicated": t.h2b_signs,
+                "higher_order_negligible": need_neg,
+                "first_order_signs_replicated": need_signs,
                 "heldout_error_below": len(envs),
             },
         },

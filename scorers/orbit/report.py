@@ -120,14 +120,15 @@ def render_report(result: dict[str, Any]) -> str:
         f"{result['base']}. Delta V = V_orbit - V_canonical (test balanced accuracy)."
     )
     out.append(
-        f"   Operational if disagreement >= {t['min_disagreement']} and the interval lies "
-        f"outside [-{t['margin']}, {t['margin']}]."
+        f"   Operational if disagreement >= {t['min_disagreement']} and the spread of Delta V "
+        f"over splits lies outside [-{t['margin']}, {t['margin']}]; mean CI: corrected "
+        "resampled t interval of the mean over splits (Nadeau-Bengio)."
     )
     rows = []
     for e in envs:
         s = e["selection"]
         if s is None:
-            rows.append([e["environment"], "n/a", "n/a", "no log_odds column", "n/a"])
+            rows.append([e["environment"], "n/a", "n/a", "no log_odds column", "n/a", "n/a"])
             continue
         rows.append(
             [
@@ -135,13 +136,26 @@ def render_report(result: dict[str, Any]) -> str:
                 s["disagreement"],
                 s["delta_v"],
                 _ci(*s["delta_v_interval"]),
+                _mean_ci(s.get("delta_v_mean_interval")),
                 _yes(s["operational"]),
             ]
         )
     out.append(
-        _indent(table(rows, ["environment", "disagreement", "delta_V", "interval", "operational"]))
+        _indent(
+            table(
+                rows,
+                ["environment", "disagreement", "delta_V", "spread", "mean CI", "operational"],
+            )
+        )
     )
     return "\n".join(out) + "\n"
+
+
+def _mean_ci(interval: dict[str, Any] | None) -> str:
+    """The corrected resampled t interval of the mean Delta V (n/a with fewer than 2 splits)."""
+    if not interval or interval["low"] is None:
+        return "n/a"
+    return _ci(interval["low"], interval["high"])
 
 
 def _indent(text: str) -> str:
