@@ -37,6 +37,8 @@ setup_test_tools() {
   local need=()
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v node >/dev/null 2>&1 || need+=(nodejs)
+  # PostgreSQL for the journal backend's tests (tests/pg_fixture.py starts its own server).
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
   if [ ${#need[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need[*]}" >&2
     apt_install "${need[@]}"

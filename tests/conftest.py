@@ -12,6 +12,8 @@ from click.testing import CliRunner, Result
 
 from evaudit.cli import cli
 
+pytest_plugins = ["tests.pg_fixture"]  # the real PostgreSQL server (pg_server, pg_url)
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample_packets"
 
