@@ -161,9 +161,11 @@ def relevance_conditions(
     guideline: Guideline | None,
     fallback: dict[str, Rubric],
     guideline_path: Path | None,
+    known: set[str] | None = None,
 ) -> dict[str, Condition]:
     """query_id -> its one condition: the guideline's rubric, else `fallback` (a TREC
-    narrative); a query with neither is an error naming it."""
+    narrative); a query with neither is an error naming it. A rubric for a query of
+    `known` (the queries file) outside this split is ignored; any other is an error."""
     out: dict[str, Condition] = {}
     for qid in query_ids:
         rubric = guideline.rubric(qid) if guideline is not None else None
@@ -176,12 +178,12 @@ def relevance_conditions(
             )
         out[qid] = rubric.condition()
     if guideline is not None and guideline_path is not None:
-        unknown = sorted(set(guideline.per_query) - set(query_ids))
+        unknown = sorted(set(guideline.per_query) - set(query_ids) - (known or set()))
         if unknown:
             raise InputError(
                 f"guideline rubric for unknown query {unknown[0]!r}",
                 file=guideline_path,
-                hint="it is not among the loaded queries of this split",
+                hint="it is not in the queries file",
             )
     return out
 
@@ -241,7 +243,7 @@ def classic_benchmark(
     audit_grades(graded, relevant_from, qrels_path)  # refuses a scale with no relevant row
     qids = list(dict.fromkeys(graded["query_id"].tolist()))
     guideline = read_guideline(guideline_path) if guideline_path is not None else None
-    conds = relevance_conditions(qids, guideline, fallback or {}, guideline_path)
+    conds = relevance_conditions(qids, guideline, fallback or {}, guideline_path, set(texts))
     queries = [Query(q, texts[q], (conds[q],)) for q in qids]
     scale = GradeScale(
         fmt,

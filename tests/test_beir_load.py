@@ -167,7 +167,17 @@ def test_load_options_are_checked(project: Path, tmp_path: Path) -> None:
         "--relevant-from", 1, expect=2,
     ).stderr  # fmt: skip
     assert "query 'q2' has no relevance rubric" in err
-    assert _rows(project, "SELECT count(*) FROM queries") == [(0,)]
+    assert _rows(project, "SELECT count(*) FROM queries") == [(0,)]  # nothing written
+    # A rubric for another split's query is fine; one for a query nowhere is not.
+    rubrics = {"default": {"requirement": "x"}, "queries": {"train1": {"note": "n"}}}
+    (tmp_path / "g3.json").write_text(json.dumps(rubrics))
+    load = ("load", project, "--beir", beir, "--guideline", tmp_path / "g3.json")
+    cli_json(*load, "--relevant-from", 1)
+    rubrics["queries"]["nowhere"] = {"note": "n"}
+    (tmp_path / "g3.json").write_text(json.dumps(rubrics))
+    err = run_cli(*load, "--relevant-from", 1, expect=2).stderr
+    assert "g3.json: guideline rubric for unknown query 'nowhere'" in err
+    assert _rows(project, "SELECT count(*) FROM queries") == [(6,)]
 
 
 def test_n_clue_files_replace_the_grade_scale(project: Path, tmp_path: Path) -> None:
