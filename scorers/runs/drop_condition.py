@@ -5,7 +5,7 @@ at position j (1-based) dropped. The full run is scored against the qrels; the
 dropped run against grades recomputed from the construction evidence over the
 query's remaining n-1 conditions: a document's grade is the number of remaining
 conditions it has evidence for, capped at n-2 when all n-1 have evidence but no
-distinct-page assignment exists (DESIGN.md's derived grade), so its gold are
+distinct-page assignment exists (the derived grade of docs/architecture.md), so its gold are
 the documents that satisfy every remaining condition. Position j uses the
 queries with at least j conditions and at least 2 (dropping the only condition
 leaves nothing to satisfy). Per (system, j): the mean over those queries of
