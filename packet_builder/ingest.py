@@ -13,6 +13,7 @@ skipped or repaired file).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -285,21 +286,12 @@ def collect_pages_jsonl(path: Path, known: dict[str, str]) -> tuple[list[DocPage
     return docs, unchanged
 
 
-def write_documents(
-    project: Project, docs: Iterable[DocPages], extraction: Iterable[ExtractionRow] = ()
-) -> tuple[int, int]:
-    """Replace each document's row, pages and extraction record in one transaction;
-    returns (docs, pages). `extraction` adds records of files that gave no document."""
+_BATCH = 50_000  # documents per insert: bounds memory on a million-passage corpus
+
+
+def _insert_batch(con: Any, docs: list[DocPages], stamp: str, source: str) -> int:
     import pandas as pd
 
-    docs = list(docs)
-    extraction = list(extraction)
-    if not docs:
-        if extraction:
-            with store.transaction(project.store_path) as con:
-                record(con, extraction)
-        return 0, 0
-    stamp = now_iso()
     doc_df = pd.DataFrame(
         [(d.doc_id, d.source_path, d.kind, d.sha256, len(d.pages), stamp) for d in docs],
         columns=["doc_id", "source_path", "kind", "sha256", "n_pages", "ingested_at"],
@@ -308,15 +300,44 @@ def write_documents(
         [(d.doc_id, i, t, len(t)) for d in docs for i, t in enumerate(d.pages, start=1)],
         columns=["doc_id", "page", "text", "n_chars"],
     )
+    con.register("new_docs", doc_df)
+    con.register("new_pages", page_df)
+    con.execute("DELETE FROM pages WHERE doc_id IN (SELECT doc_id FROM new_docs)")
+    con.execute("DELETE FROM documents WHERE doc_id IN (SELECT doc_id FROM new_docs)")
+    con.execute("INSERT INTO documents SELECT * FROM new_docs")
+    con.execute("INSERT INTO pages SELECT * FROM new_pages")
+    con.unregister("new_docs")
+    con.unregister("new_pages")
+    record(con, [d.extraction(source) for d in docs])
+    return len(page_df)
+
+
+def write_documents(
+    project: Project,
+    docs: Iterable[DocPages],
+    extraction: Iterable[ExtractionRow] = (),
+    source: str = "",
+) -> tuple[int, int, list[ExtractionRow]]:
+    """Replace each document's row, pages and extraction record (under `source`) in one
+    transaction, `_BATCH` documents at a time, so `docs` may be a stream: a reader error
+    in the middle rolls everything back. `extraction` adds records of files that gave
+    no document. Returns (documents, pages, every extraction row written)."""
+    it = iter(docs)
+    batch = list(itertools.islice(it, _BATCH))
+    extra = list(extraction)
+    if not batch and not extra:
+        return 0, 0, []
+    rows: list[ExtractionRow] = list(extra)
+    n_docs = n_pages = 0
+    stamp = now_iso()
     with store.transaction(project.store_path) as con:
-        con.register("new_docs", doc_df)
-        con.register("new_pages", page_df)
-        con.execute("DELETE FROM pages WHERE doc_id IN (SELECT doc_id FROM new_docs)")
-        con.execute("DELETE FROM documents WHERE doc_id IN (SELECT doc_id FROM new_docs)")
-        con.execute("INSERT INTO documents SELECT * FROM new_docs")
-        con.execute("INSERT INTO pages SELECT * FROM new_pages")
-        record(con, extraction)
-    return len(docs), len(page_df)
+        record(con, extra)
+        while batch:
+            n_pages += _insert_batch(con, batch, stamp, source)
+            n_docs += len(batch)
+            rows += [d.extraction(source) for d in batch]
+            batch = list(itertools.islice(it, _BATCH))
+    return n_docs, n_pages, rows
 
 
 def ingest(
@@ -343,15 +364,16 @@ def ingest(
         )
     known = _known_hashes(project)
     report = IngestReport()
+    docs: Iterable[DocPages]
     if pdf_dir is not None:
         n_workers = workers or max(1, min(os.cpu_count() or 1, 8))
         docs = collect_pdfs(pdf_dir, known, n_workers, progress, report)
     elif ocr_dir is not None:
         docs, report.unchanged = collect_ocr(ocr_dir, known)
-    elif beir_dir is not None:
-        docs, report.unchanged = collect_beir(beir_dir, known)
+    elif beir_dir is not None:  # streamed: a large corpus is never held whole
+        docs = progress(collect_beir(beir_dir, known, report), desc="ingest")
     elif trec_docs is not None:
-        docs, report.unchanged = collect_trec(trec_docs, known)
+        docs = progress(collect_trec(trec_docs, known, report), desc="ingest")
     elif mineru_dir is not None:
         docs, report.unchanged = collect_mineru(mineru_dir, known, report)
     else:
@@ -364,13 +386,12 @@ def ingest(
                 for file, what in report.problems()
             ]
         )
-    rows = [d.extraction(source) for d in docs]
     # A skipped PDF still counts against its source: its pages were expected, none came.
-    rows += [
+    skipped = [
         (Path(x["file"]).stem, source, page_count(Path(x["file"])), 0, "pdf (skipped)")
         for x in report.skipped
         if Path(x["file"]).suffix.lower() == ".pdf"
     ]
+    report.documents, report.pages, rows = write_documents(project, docs, skipped, source)
     report.extraction = summary(rows)
-    report.documents, report.pages = write_documents(project, docs, rows)
     return report

@@ -3,6 +3,7 @@ extraction summary an ingest reports."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,8 +15,9 @@ if TYPE_CHECKING:
     from packet_builder.ingest import IngestReport
 
 
-def collect_beir(folder: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
-    """One one-page document per BEIR corpus entry (packet_builder.beir)."""
+def collect_beir(folder: Path, known: dict[str, str], report: IngestReport) -> Iterator[DocPages]:
+    """One one-page document per BEIR corpus entry (packet_builder.beir), streamed;
+    unchanged entries are counted in `report`."""
     from packet_builder.beir import corpus_pages
 
     if not folder.is_dir():
@@ -23,28 +25,23 @@ def collect_beir(folder: Path, known: dict[str, str]) -> tuple[list[DocPages], i
             "BEIR folder not found", file=folder, hint="give the folder of corpus.jsonl"
         )
     source = str((folder / "corpus.jsonl").resolve())
-    docs: list[DocPages] = []
-    unchanged = 0
     for doc_id, text, sha in corpus_pages(folder):
         if known.get(doc_id) == sha:
-            unchanged += 1
-            continue
-        docs.append(DocPages(doc_id, source, "beir", sha, [text]))
-    return docs, unchanged
+            report.unchanged += 1
+        else:
+            yield DocPages(doc_id, source, "beir", sha, [text])
 
 
-def collect_trec(path: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
-    """One one-page document per TREC `<DOC>` (or JSONL line) (packet_builder.trec)."""
+def collect_trec(path: Path, known: dict[str, str], report: IngestReport) -> Iterator[DocPages]:
+    """One one-page document per TREC `<DOC>` (or JSONL line) (packet_builder.trec),
+    streamed; unchanged documents are counted in `report`."""
     from packet_builder.trec import documents
 
-    docs: list[DocPages] = []
-    unchanged = 0
     for doc_id, text, sha, source in documents(path):
         if known.get(doc_id) == sha:
-            unchanged += 1
-            continue
-        docs.append(DocPages(doc_id, source, "trec", sha, [text]))
-    return docs, unchanged
+            report.unchanged += 1
+        else:
+            yield DocPages(doc_id, source, "trec", sha, [text])
 
 
 def collect_mineru(

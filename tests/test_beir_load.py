@@ -199,3 +199,22 @@ def _run(tmp_path: Path) -> Path:
     path = tmp_path / "run.trec"
     path.write_text("q1 Q0 d1_0 1 2.0 r\nq1 Q0 d1_1 2 1.0 r\n")
     return path
+
+
+def test_a_bad_line_after_written_batches_rolls_back(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import packet_builder.ingest as ingest_module
+
+    monkeypatch.setattr(ingest_module, "_BATCH", 4)  # the corpus streams in batches of 4
+    beir = make_beir(tmp_path / "b")
+    with (beir / "corpus.jsonl").open("a") as fh:
+        fh.write("{not json\n")
+    err = run_cli("ingest", project, "--beir", beir, expect=2).stderr
+    assert "corpus.jsonl:32: malformed JSON" in err
+    assert _rows(project, "SELECT count(*) FROM documents") == [(0,)]
+    assert _rows(project, "SELECT count(*) FROM pages") == [(0,)]
+    lines = (beir / "corpus.jsonl").read_text().splitlines()[:-1]
+    (beir / "corpus.jsonl").write_text("\n".join(lines) + "\n")
+    assert cli_json("ingest", project, "--beir", beir)["documents"] == 31
+    assert _rows(project, "SELECT count(*) FROM extraction") == [(31,)]
