@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from scorers.rop.accounting import AccountingReport, account, parse_account_records
+from scorers.rop.declaration import parse_declaration_json
 from scorers.rop.deletion import DeletionReport, deletion_contrasts, parse_calls
+from scorers.rop.envelope import EnvelopeReport, envelope_report
 from scorers.rop.miss_ranks import MissReport, miss_ranks, parse_or_matches
 from scorers.rop.reader_association import AssociationReport, associate, parse_reader_rows
 from scorers.rop.replay import ReplayReport, check_replay, parse_run_records
@@ -141,3 +143,14 @@ def deletion_file(
 
 def replay_file(runs: str | Path, reader: str | Path) -> ReplayReport:
     return check_replay(parse_run_records(jsonl_rows(runs), str(runs)), jsonl_rows(reader))
+
+
+def envelope_file(path: str | Path) -> EnvelopeReport:
+    """The envelope checks of a declaration file (not applicable without an envelope)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("declaration file not found", file=p, hint="check the path")
+    raw, problems = parse_declaration_json(p.read_bytes(), str(p))
+    if problems:
+        raise InputErrors([InputError(x) for x in problems])
+    return envelope_report(raw)

@@ -660,4 +660,29 @@ def replay_check_cmd(ctx: click.Context, runs: str, reader: str, as_json: bool) 
     ctx.exit(0 if report.valid else 1)
 
 
+@rop.command("envelope")
+@click.argument("declaration", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.pass_context
+def envelope_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
+    """The declaration envelope checks: interface, component, mode and policy revision equal
+    to the instruction sheet's. Without an envelope they are not applicable (never passed).
+    Exit 0 when valid or not applicable, 3 when a value differs (the declaration is invalid;
+    `rop evaluate` gives RUN_INVALID)."""
+    from packet_builder.rop_study_files import envelope_file
+
+    report = envelope_file(declaration)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(f"envelope: {report.status}")
+        click.echo(
+            table(
+                [[c.check, c.status, c.envelope, c.sheet] for c in report.checks],
+                ["check", "status", "envelope", "instruction sheet"],
+            )
+        )
+    ctx.exit(3 if report.status == "invalid" else 0)
+
+
 COMMANDS: list[click.Command] = [rop]

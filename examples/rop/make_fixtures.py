@@ -124,7 +124,7 @@ def add(
     }
     files.update(extra_files or {})
     FIXTURES[name] = files
-    base = {
+    base: dict[str, Any] = {
         "missing_record_ids": [],
         "duplicate_record_ids": [],
         "unexpected_record_ids": [],
@@ -451,6 +451,59 @@ _witness_fixture(
     INVALID,
     POP,
 )
+
+
+# The declaration envelope (App. A): interface, component, mode and policy revision must
+# equal the instruction sheet's; each broken on its own fixture (scorers/rop/envelope.py).
+ENVELOPE = {
+    "interface": {"name": "fixture-ranker-api", "version": "v1"},
+    "component": "fixture-ranker",
+    "mode": "hard",
+    "policy_revision": "r1",
+}
+WITH_COMPONENT = {
+    "list_field": "ranking",
+    "id_field": "object_id",
+    "cutoff": 3,
+    "membership": "any",
+    "component": "fixture-ranker",
+}
+
+
+def _envelope(**change: Any) -> Any:
+    def mutate(d: dict[str, Any]) -> None:
+        d["envelope"] = {**ENVELOPE, **change}
+
+    return mutate
+
+
+add(
+    "envelope",
+    [GOOD_ALPHA, GOOD_BETA],
+    {
+        "run_status": "RUN_PASS",
+        "record_verdicts": {"run_alpha": "PASS", "run_beta": "PASS"},
+        "pass_fraction": 1.0,
+        "evaluable_records": 2,
+    },
+    mutate=_envelope(),
+    output=WITH_COMPONENT,
+)
+for _name, _change in (
+    ("interface", {"interface": {"name": "fixture-ranker-api", "version": "v2"}}),
+    ("component", {"component": "another-ranker"}),
+    ("mode", {"mode": "soft"}),
+    ("policy-revision", {"policy_revision": "r2"}),
+):
+    add(
+        f"envelope-{_name}-differs",
+        [GOOD_ALPHA, GOOD_BETA],
+        INVALID,
+        mutate=_envelope(**_change),
+        output=WITH_COMPONENT,
+    )
+# An envelope whose sheet names no component: nothing to compare with, so invalid.
+add("envelope-sheet-without-component", [GOOD_ALPHA, GOOD_BETA], INVALID, mutate=_envelope())
 
 
 def main(out: Path = HERE) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import jsonschema
 
+from scorers.rop.envelope import envelope_problems
 from scorers.rop.resolver import Resolver, parse_inverse_map, parse_resolver
 from scorers.rop.verdicts import HARD_MODE
 from scorers.rop.witness import file_sha256, population_sha256
@@ -240,6 +241,7 @@ def validate(
     if isinstance(id_field, str) and id_field:
         out.id_path = dotted(id_field)
     out.population_ids = _check_population(raw.get("population"), name, problems)
+    problems.extend(envelope_problems(raw, name))  # envelope vs sheet: scorers/rop/envelope.py
 
     resolver: Resolver | None = None
     resolver_bytes = _check_file("resolver", raw.get("resolver"), files, name, problems, digests)
