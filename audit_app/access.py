@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
+from campaign import journal_pg
 from campaign.project import (
     Project,
     now_iso,
@@ -72,6 +73,11 @@ def login_url(token: str, host: str = "127.0.0.1", port: int = 8501) -> str:
 
 
 def read_registry(project: Project) -> dict[str, dict[str, Any]]:
+    """name -> entry; from PostgreSQL when the project keeps its journals there, so a
+    revocation on one server is refused by every other at the next check."""
+    cfg = journal_pg.config_for(project.root)
+    if cfg is not None:
+        return journal_pg.read_registry(cfg)
     path = project.annotators_path
     if not path.is_file():
         return {}
@@ -89,7 +95,13 @@ def read_registry(project: Project) -> dict[str, dict[str, Any]]:
 
 @contextmanager
 def _locked_registry(project: Project) -> Iterator[dict[str, dict[str, Any]]]:
-    """Read-modify-write the registry under an exclusive lock; written atomically on exit."""
+    """Read-modify-write the registry under an exclusive lock; written atomically on exit
+    (in PostgreSQL: one transaction under a per-campaign advisory lock)."""
+    cfg = journal_pg.config_for(project.root)
+    if cfg is not None:
+        with journal_pg.registry_transaction(cfg) as people:
+            yield people
+        return
     fd = open_private(project.root / ".annotators.lock", os.O_WRONLY | os.O_APPEND)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

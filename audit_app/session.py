@@ -270,11 +270,7 @@ class AnnotatorSession:
         )
 
     def _signature(self) -> tuple[int, int] | None:
-        try:
-            st = self.journal_path.stat()
-        except FileNotFoundError:
-            return None
-        return (st.st_size, st.st_mtime_ns)
+        return journal.signature(self.journal_path)  # file (size, mtime) or db (count, seq)
 
     def states(self) -> dict[str, ItemState]:
         """The latest saved state per item, as the journal on disk says now."""

@@ -18,6 +18,11 @@ integrity, pool building, the admin page, the annotator's own session and export
 3. Among the counted lines, the highest `seq` per item wins. Filtering comes first, so a
    later line of another version never hides the latest line of this one.
 4. Items the packet does not have are left out and counted (`unknown_items`).
+
+Backends: a project's journals are files (the default, above) or rows of PostgreSQL
+(`campaign.journal_pg`, chosen in project.json). Every function here takes the same paths
+(`journals/PACKET/ANNOTATOR.jsonl`) and picks the backend from the project they lie in
+(`backend_for`), so readers and the one rule are the same for both.
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ import os
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from campaign import journal_pg
 from campaign.project import now_iso, open_private
 
 _TAIL_BYTES = 1 << 16
@@ -54,12 +60,17 @@ def _last_seq(fd: int, size: int, path: Path) -> int:
         except (ValueError, KeyError, TypeError):
             continue
     if start > 0:  # a very long partial tail: fall back to a full scan
-        return max((int(x.get("seq", 0)) for x in read_journal(path).lines), default=0)
+        return max((int(x.get("seq", 0)) for x in _read_file(path).lines), default=0)
     return 0
 
 
 def append(path: Path, record: dict[str, Any]) -> dict[str, Any]:
-    """Append one decision line (adds `seq` and `ts`), fsync, and return the line as written."""
+    """Append one decision line (adds `seq` and `ts`), durably, and return the line as written."""
+    return backend_for(path.parent).append(path.stem, record)
+
+
+def _append_file(path: Path, record: dict[str, Any]) -> dict[str, Any]:
+    """The file backend's append: under an exclusive lock, fsync'ed."""
     # 0600 in a 0700 folder: a journal holds one person's answers, for the admin only.
     fd = open_private(path, os.O_RDWR | os.O_APPEND)
     try:
@@ -90,6 +101,11 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def read_journal(path: Path) -> JournalRead:
+    """Every line of one annotator's journal (the rule is applied by `read_stream`)."""
+    return backend_for(path.parent).read(path.stem)
+
+
+def _read_file(path: Path) -> JournalRead:
     lines: list[dict[str, Any]] = []
     skipped = 0
     if not path.is_file():
@@ -188,10 +204,76 @@ def journal_path(journal_dir: Path, annotator: str) -> Path:
 
 def iter_journals(journal_dir: Path) -> Iterator[tuple[str, Path]]:
     """(annotator, path) for every journal of one packet, sorted by annotator."""
-    if not journal_dir.is_dir():
-        return
-    for path in sorted(journal_dir.glob("*.jsonl")):
-        yield path.stem, path
+    for name in backend_for(journal_dir).annotators():
+        yield name, journal_path(journal_dir, name)
+
+
+def signature(path: Path) -> tuple[int, int] | None:
+    """Changes whenever the journal gains a line (None: no journal yet); readers that cache
+    the latest states re-read when it changes (a second tab, another server)."""
+    return backend_for(path.parent).signature(path.stem)
+
+
+class JournalBackend(Protocol):
+    """One packet's journals in one place (files or database rows)."""
+
+    def append(self, annotator: str, record: dict[str, Any]) -> dict[str, Any]: ...
+    def read(self, annotator: str) -> JournalRead: ...
+    def annotators(self) -> list[str]: ...
+    def signature(self, annotator: str) -> tuple[int, int] | None: ...
+
+
+@dataclass(frozen=True)
+class FileJournal:
+    journal_dir: Path
+
+    def append(self, annotator: str, record: dict[str, Any]) -> dict[str, Any]:
+        return _append_file(journal_path(self.journal_dir, annotator), record)
+
+    def read(self, annotator: str) -> JournalRead:
+        return _read_file(journal_path(self.journal_dir, annotator))
+
+    def annotators(self) -> list[str]:
+        if not self.journal_dir.is_dir():
+            return []
+        return [p.stem for p in sorted(self.journal_dir.glob("*.jsonl"))]
+
+    def signature(self, annotator: str) -> tuple[int, int] | None:
+        try:
+            st = journal_path(self.journal_dir, annotator).stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_size, st.st_mtime_ns)
+
+
+@dataclass(frozen=True)
+class PgJournal:
+    cfg: journal_pg.PgConfig
+    packet: str
+
+    def append(self, annotator: str, record: dict[str, Any]) -> dict[str, Any]:
+        return journal_pg.append(self.cfg, self.packet, annotator, record)
+
+    def read(self, annotator: str) -> JournalRead:
+        return JournalRead(journal_pg.read_lines(self.cfg, self.packet, annotator), 0)
+
+    def annotators(self) -> list[str]:
+        return journal_pg.annotators(self.cfg, self.packet)
+
+    def signature(self, annotator: str) -> tuple[int, int] | None:
+        sig = journal_pg.signature(self.cfg, self.packet, annotator)
+        return sig if sig[0] else None
+
+
+def backend_for(journal_dir: Path) -> JournalBackend:
+    """The backend of one packet's journals: PostgreSQL when `journal_dir` is
+    `ROOT/journals/PACKET` of a project configured so, else files (also for any other
+    folder, as benchmarks and tests use)."""
+    if journal_dir.parent.name == "journals":
+        cfg = journal_pg.config_for(journal_dir.parent.parent)
+        if cfg is not None:
+            return PgJournal(cfg, journal_dir.name)
+    return FileJournal(journal_dir)
 
 
 def latest_states(

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from campaign import journal_pg
 from campaign.project import Project, open_private
 from vocabulary.errors import InputError
 
@@ -25,7 +26,11 @@ def overrides_path(project: Project) -> Path:
 
 def read_override_lines(project: Project) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line; a line that is not a JSON object is
-    an InputError naming the file and line (an override is never silently dropped)."""
+    an InputError naming the file and line (an override is never silently dropped). In
+    PostgreSQL the line number is the row's position in the campaign's log."""
+    cfg = journal_pg.config_for(project.root)
+    if cfg is not None:
+        return list(enumerate(journal_pg.read_overrides(cfg), start=1))
     path = overrides_path(project)
     if not path.is_file():
         return []
@@ -51,8 +56,13 @@ def read_override_lines(project: Project) -> list[tuple[int, dict[str, Any]]]:
 
 
 def append_override(project: Project, record: dict[str, Any]) -> Path:
-    """Append one decision line and fsync; returns the log's path."""
+    """Append one decision line and fsync (in PostgreSQL: commit); returns the log's path
+    (where `journal migrate --to file` would write it)."""
     path = overrides_path(project)
+    cfg = journal_pg.config_for(project.root)
+    if cfg is not None:
+        journal_pg.append_override(cfg, record)
+        return path
     fd = open_private(path, os.O_WRONLY | os.O_APPEND)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

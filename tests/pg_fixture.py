@@ -11,6 +11,7 @@ away mid-save. Skipped, with the reason, only when the binaries are not installe
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -119,10 +120,8 @@ def pg_server() -> Iterator[PgServer]:
     try:
         yield server
     finally:
-        try:
+        with contextlib.suppress(subprocess.CalledProcessError):  # a test left it stopped
             server.stop("immediate")
-        except subprocess.CalledProcessError:
-            pass  # a test left it stopped
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -24,8 +24,18 @@ _JSON = click.option(
     help="Admin password, at least 12 characters (default: $EVAUDIT_ADMIN_PASSWORD, else one "
     "is generated and printed once).",
 )
+@click.option(
+    "--journal",
+    "journal_url",
+    metavar="postgresql://USER@HOST:PORT/DB",
+    help="Keep journals, the annotator registry and overrides in PostgreSQL (several app "
+    "servers on one campaign, docs/deploy.md). Stored without the password; give it with "
+    "PGPASSWORD, ~/.pgpass or EVAUDIT_JOURNAL_URL. Default: files in the project folder.",
+)
 @_JSON
-def init(directory: Path, admin_password: str | None, as_json: bool) -> None:
+def init(
+    directory: Path, admin_password: str | None, journal_url: str | None, as_json: bool
+) -> None:
     """Create a project folder DIRECTORY with its campaign store (audit.duckdb)."""
     from campaign.project import init_project, password_problem
 
@@ -37,8 +47,33 @@ def init(directory: Path, admin_password: str | None, as_json: bool) -> None:
             hint="choose a longer --admin-password / EVAUDIT_ADMIN_PASSWORD, or give none "
             "to have one generated",
         )
+    pg = None
+    if journal_url is not None:
+        from campaign import journal_pg
+
+        if not journal_pg.is_pg_url(journal_url):
+            raise InputError(
+                f"--journal {journal_url!r} is not a postgresql:// URL",
+                hint="give postgresql://USER@HOST:PORT/DB, or leave --journal out for files",
+            )
+        try:  # before anything is written: a wrong URL leaves no half-made project
+            pg = journal_pg.new_config(journal_url)
+        except journal_pg.JournalUnavailable as exc:
+            raise InputError(
+                f"cannot reach the journal database {journal_pg.redact(journal_url)} "
+                f"({exc.strerror})",
+                hint="check the URL, that PostgreSQL runs, and the password (PGPASSWORD)",
+            ) from exc
     project, generated = init_project(directory, admin_password)
-    out = {"project": str(project.root), "admin_password": generated}
+    if pg is not None:
+        from campaign import journal_pg
+
+        journal_pg.set_backend(project.root, pg)
+    out = {
+        "project": str(project.root),
+        "admin_password": generated,
+        "journal": pg.to_meta()["url"] if pg else "file",
+    }
     if as_json:
         emit_json(out)
         return
