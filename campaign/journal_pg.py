@@ -108,6 +108,11 @@ class PgConfig:
         return {"backend": "postgresql", "url": redact(self.url), "campaign": self.campaign}
 
 
+def env_url() -> str | None:
+    """EVAUDIT_JOURNAL_URL: the database URL with its password, kept out of project.json."""
+    return os.environ.get(URL_ENV) or None
+
+
 _CONFIGS: dict[Path, tuple[int, PgConfig | None]] = {}
 _CONFIGS_LOCK = threading.Lock()
 
@@ -131,7 +136,7 @@ def config_for(root: Path) -> PgConfig | None:
     conf = meta.get("journal") if isinstance(meta, dict) else None
     cfg = None
     if isinstance(conf, dict) and conf.get("backend") == "postgresql":
-        url = os.environ.get(URL_ENV) or str(conf["url"])
+        url = env_url() or str(conf["url"])
         cfg = PgConfig(url=url, campaign=str(conf["campaign"]))
     with _CONFIGS_LOCK:
         _CONFIGS[root] = (mtime, cfg)

@@ -46,6 +46,7 @@ def _register() -> None:
     from evaudit.commands import (
         app,
         audit,
+        journal,
         orbit,
         packet,
         project,
@@ -56,7 +57,19 @@ def _register() -> None:
         score,
     )
 
-    for module in (project, packet, app, audit, score, runs, queries, reproduce, rop, orbit):
+    for module in (
+        project,
+        packet,
+        app,
+        audit,
+        journal,
+        score,
+        runs,
+        queries,
+        reproduce,
+        rop,
+        orbit,
+    ):
         for command in module.COMMANDS:
             cli.add_command(command)
 
