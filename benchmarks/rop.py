@@ -186,7 +186,11 @@ def write_bundle(folder: Path, records: bytes, n: int) -> Path:
 
 
 def run_loop(kind: str, declaration: str) -> int:
-    """The msgspec or stdlib per-record loop over a declaration; prints the report."""
+    """The msgspec or stdlib per-record loop over a declaration; prints the report.
+
+    It starts as the CLI starts (importing every command), so that the processes differ
+    only in how they evaluate."""
+    import evaudit.cli  # noqa: F401
     from evaudit.output import dumps
     from packet_builder.rop_files import read_declaration_bundle
     from scorers.rop import evaluate_reference, validate

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scorers.rop import evaluate_reference, records, validate
@@ -523,6 +523,8 @@ def test_strings_build_the_arrow_array_pyarrow_builds(values: list[str]) -> None
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=30))
+@example(["abcde", "fghij", "é123"])  # one width in bytes: the column path
+@example(["ab12", "cd34", "ef56", "gh78"])
 def test_fingerprints_read_each_string_alone(values: list[str]) -> None:
     from scorers.rop.prefilter import fingerprints
 

@@ -29,10 +29,11 @@ from typing import Any
 
 import msgspec
 import numpy as np
+import pyarrow as pa
 
 from scorers.rop.columns import RecordColumns
 from scorers.rop.declaration import Declaration
-from scorers.rop.strings import strings
+from scorers.rop.strings import Values, positions, strings
 from scorers.rop.verdicts import SELECTOR_ERROR
 
 _STR, _STR_LIST, _RETURNED = "str", "str-list", "returned"
@@ -225,7 +226,7 @@ def block_columns(typed: TypedDecoder, rows: list[Any], first_line: int) -> Reco
         sel_values=strings(values),
         sel_parents=parents,
         ret_ok=ok,
-        ret_values=strings(ret_values),
+        ret_values=ret_values,
         ret_offsets=offsets,
         witnesses=witnesses,
         bindings=bindings,
@@ -254,7 +255,7 @@ def _alternatives(sel: list[Any]) -> tuple[np.ndarray, list[str], np.ndarray]:
     return status, values, np.asarray(parents, dtype=np.int64)
 
 
-def _returned(lists: list[Any], objects: bool) -> tuple[np.ndarray, list[str], np.ndarray]:
+def _returned(lists: list[Any], objects: bool) -> tuple[np.ndarray, Values, np.ndarray]:
     """(list well-formed per row, ids of well-formed rows flattened, offsets)."""
     n = len(lists)
     ok = np.ones(n, dtype=bool)
@@ -264,14 +265,25 @@ def _returned(lists: list[Any], objects: bool) -> tuple[np.ndarray, list[str], n
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=n)
     chained = itertools.chain.from_iterable(lists)
     flat: list[Any] = list(map(attrgetter("f0"), chained) if objects else chained)
-    if "" in flat:  # an empty id spoils its whole list (the type admits strings only)
-        bad = np.fromiter((not v for v in flat), dtype=bool, count=len(flat))
+    values = strings(flat)
+    # The type admits strings only: an empty one spoils its whole list (read from the
+    # Arrow offsets; a Python list is searched).
+    if isinstance(values, pa.Array):
+        at = values.offset
+        ends = np.frombuffer(values.buffers()[1], dtype=np.int32)[at : at + len(values) + 1]
+        empty = np.diff(ends) == 0
+    else:
+        empty = np.fromiter((not v for v in values), dtype=bool, count=len(values))
+    if empty.any():
         rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
-        ok &= np.bincount(rows[bad], minlength=n) == 0
+        ok &= np.bincount(rows[empty], minlength=n) == 0
     if not ok.all():  # keep the ids of well-formed lists only
-        rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
-        flat = [v for v, keep in zip(flat, ok[rows].tolist(), strict=True) if keep]
+        keep = np.repeat(ok, lengths)
+        if isinstance(values, pa.Array):
+            values = values.take(positions(np.flatnonzero(keep)))
+        else:
+            values = [v for v, k in zip(values, keep.tolist(), strict=True) if k]
         lengths = np.where(ok, lengths, 0)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    return ok, flat, offsets
+    return ok, values, offsets
