@@ -1,0 +1,441 @@
+"""`evaudit rop` study commands: accounting, misses, association, deletion, replay-check and
+envelope ("Does the Selected Object Reach the Reader?", Tables 4, 7, 9, 10, 15, 19, 21, the
+replay join check and the declaration envelope of Appendix A).
+
+Thin: parse options, call one function of `packet_builder.rop_study_files`, print. The
+`rop` group in `evaudit/commands/rop.py` adds every command of ``STUDY_COMMANDS``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from evaudit.output import emit_json
+from vocabulary.tables import table
+
+
+def _int_list(_: click.Context, __: click.Parameter, value: str) -> list[int]:
+    try:
+        out = [int(v) for v in value.split(",") if v.strip()]
+    except ValueError as exc:
+        raise click.BadParameter("use comma-separated integers, e.g. 1,5,20") from exc
+    if not out or any(v < 1 for v in out):
+        raise click.BadParameter("cutoffs are integers >= 1, e.g. 1,5,20")
+    return out
+
+
+def _arm_pairs(
+    _: click.Context, __: click.Parameter, value: tuple[str, ...]
+) -> list[tuple[str, str]]:
+    out = []
+    for raw in value:
+        for item in raw.split(","):
+            sep = ":" if ":" in item else "/"
+            parts = [p.strip() for p in item.split(sep)]
+            if len(parts) != 2 or not all(parts):
+                raise click.BadParameter("name two arms, e.g. id:question")
+            out.append((parts[0], parts[1]))
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}"
+
+
+def _interval_text(boot: dict[str, Any]) -> str:
+    if boot["ci_low"] is None:
+        return ""
+    return f" [{100 * boot['ci_low']:.1f}, {100 * boot['ci_high']:.1f}]"
+
+
+@click.command("accounting")
+@click.option(
+    "--records",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help='JSONL: {"record_id","model","selected","trace","rankings"?}.',
+)
+@click.option(
+    "--resolver",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Resolver JSON (decides 'ID absent from corpus').",
+)
+@click.option(
+    "--planned",
+    type=click.Path(dir_okay=False),
+    help='JSONL {"record_id","model"} of every planned record (default: the records).',
+)
+@click.option(
+    "--cutoffs",
+    default="1,5,20",
+    show_default=True,
+    callback=_int_list,
+    help="Cutoffs for the return rates over the planned denominator.",
+)
+@click.option(
+    "--model-field", default="model", show_default=True, help="Record field of the model."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def accounting_cmd(
+    records: str,
+    resolver: str,
+    planned: str | None,
+    cutoffs: list[int],
+    model_field: str,
+    as_json: bool,
+) -> None:
+    """Table 4: every planned record per model in one column (not observed, invalid output,
+    ID absent from corpus, U = G, U != G), and return rates over the planned denominator
+    with invalid rows counted as misses (Table 20)."""
+    from packet_builder.rop_study_files import accounting_file
+
+    report = accounting_file(records, resolver, cutoffs, planned=planned, model_field=model_field)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    cols = [
+        "planned",
+        "observed",
+        "not_observed",
+        "invalid_output",
+        "absent_from_corpus",
+        "aligned",
+        "distinct",
+    ]
+    rows = [[r.model or "Total"] + [r.to_json()[c] for c in cols] for r in report.rows]
+    click.echo(
+        table(
+            rows,
+            [
+                "model",
+                "planned",
+                "observed",
+                "not observed",
+                "invalid output",
+                "ID absent",
+                "U=G",
+                "U!=G",
+            ],
+        )
+    )
+    if report.rates:
+        rate_rows = [
+            [
+                x["model"] or "all",
+                x["stack"],
+                x["cutoff"],
+                x["planned"],
+                x["selected_rate"],
+                x["trace_rate"],
+            ]
+            for x in (r.to_json() for r in report.rates)
+        ]
+        click.echo(table(rate_rows, ["model", "stack", "k", "planned", "R_U", "R_G"]))
+
+
+@click.command("misses")
+@click.option(
+    "--records",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The `rop targets` JSONL, optionally with or_matches {STACK: n}.",
+)
+@click.option("--stack", required=True, help="Stack whose misses are listed (e.g. rrf_rerank).")
+@click.option(
+    "--cutoff",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Cutoff k of the miss.",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Released ranking depth: ranks beyond it are '> depth'.",
+)
+@click.option(
+    "--resolver", type=click.Path(dir_okay=False), help="Resolver JSON (default: raw ids)."
+)
+@click.option(
+    "--subset",
+    type=click.Choice(["all", "distinct", "aligned"]),
+    default="all",
+    show_default=True,
+    help="All usable records, U != G or U = G.",
+)
+@click.option("--by", "group_field", help="Partition per value of this field (e.g. model).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def misses_cmd(
+    records: str,
+    stack: str,
+    cutoff: int,
+    depth: int,
+    resolver: str | None,
+    subset: str,
+    group_field: str | None,
+    as_json: bool,
+) -> None:
+    """Tables 7, 15 and 19: rank of every missed selected object up to --depth, near the
+    cutoff or absent, and the absent split into verified nonmatch (fewer than --depth
+    documents satisfy the OR query) and unresolved, when or_matches is given."""
+    from packet_builder.rop_study_files import misses_file
+
+    report = misses_file(
+        records, stack, cutoff, depth, resolver=resolver, subset=subset, group_field=group_field
+    )
+    if as_json:
+        emit_json(report.to_json())
+        return
+    out = report.to_json()
+    click.echo(
+        f"{stack} @ {cutoff}: {out['missed']} of {report.records} records missed; "
+        f"{out['near_cutoff']} at ranks {cutoff + 1}-{depth}, {out['absent']} > {depth}"
+    )
+
+    def rank_text(ranks: list[int | None]) -> str:
+        return ",".join(f">{depth}" if r is None else str(r) for r in ranks)
+
+    stacks = list(report.objects[0].ranks) if report.objects else []
+    click.echo(
+        table(
+            [
+                [o.selected, o.rows] + [rank_text(o.ranks[s]) for s in stacks]
+                for o in report.objects
+            ],
+            ["selected object", "rows", *stacks],
+        )
+    )
+    click.echo(
+        table(
+            [
+                [
+                    p.group or "all",
+                    p.absent_at_k,
+                    p.near_cutoff,
+                    "n/a" if p.nonmatch is None else p.nonmatch,
+                    "n/a" if p.unresolved is None else p.unresolved,
+                ]
+                for p in report.partition
+            ],
+            [
+                "group",
+                f"absent at {cutoff}",
+                f"ranks {cutoff + 1} to {depth}",
+                "nonmatch",
+                "unresolved",
+            ],
+        )
+    )
+
+
+@click.command("association")
+@click.argument("reader", type=click.Path(dir_okay=False))
+@click.option(
+    "--pair",
+    "pairs",
+    multiple=True,
+    required=True,
+    callback=_arm_pairs,
+    help="Arms A:B to pair (repeatable or comma-separated), e.g. id:question.",
+)
+@click.option(
+    "--passages",
+    type=click.IntRange(min=1),
+    help="Keep pairs whose two contexts both hold this many passages.",
+)
+@click.option(
+    "--bootstrap",
+    "resamples",
+    type=click.IntRange(min=0),
+    default=10000,
+    show_default=True,
+    help="Cluster bootstrap resamples (0 = none).",
+)
+@click.option(
+    "--cluster",
+    default="question_id",
+    show_default=True,
+    help="Field whose values are resampled as whole clusters.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def association_cmd(
+    reader: str,
+    pairs: list[tuple[str, str]],
+    passages: int | None,
+    resamples: int,
+    cluster: str,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """Table 9: Return EM vs Omit EM on paired aligned contexts where the shared object is
+    in exactly one, with a 95% interval that resamples question ids (all model rows of a
+    question together). READER.jsonl: {"question_id","model","arm","em","contains_selected",
+    "aligned"?,"passages"?}."""
+    from packet_builder.rop_study_files import association_file
+
+    report = association_file(
+        reader, pairs, passages=passages, resamples=resamples, seed=seed, cluster_field=cluster
+    )
+    if as_json:
+        emit_json(report.to_json())
+        return
+    rows = []
+    for p in report.pairs:
+        delta = _pct(p.delta) + _interval_text(p.interval.to_json())
+        rows.append([f"{p.arm_a}/{p.arm_b}", p.n, _pct(p.return_em), _pct(p.omit_em), delta])
+    click.echo(table(rows, ["arm pair", "n", "Return EM", "Omit EM", "Delta EM [95%]"]))
+
+
+@click.command("deletion")
+@click.argument("calls", type=click.Path(dir_okay=False))
+@click.option(
+    "--arms",
+    default="intact,trace_drop,sham_drop",
+    show_default=True,
+    help="Arms in the order intact, trace-drop, sham-drop (or any list).",
+)
+@click.option(
+    "--contrast",
+    "contrasts",
+    multiple=True,
+    callback=_arm_pairs,
+    help="A/B contrasts (default: I/T, S/T, I/S for three arms; every pair otherwise).",
+)
+@click.option(
+    "--bootstrap",
+    "resamples",
+    type=click.IntRange(min=0),
+    default=10000,
+    show_default=True,
+    help="Paired bootstrap resamples over items (0 = none).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def deletion_cmd(
+    calls: str,
+    arms: str,
+    contrasts: list[tuple[str, str]],
+    resamples: int,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """Tables 10 and 21: repeat-mean EM per item and arm (a failed call scores 0), A/B
+    contrasts with paired bootstrap intervals and the most adverse reassignment of the
+    failures, and per-arm call accounting. CALLS.jsonl: {"item_id","arm","repeat",
+    "status","em"?,"answer"?,"requests"?}."""
+    from packet_builder.rop_study_files import deletion_file
+
+    arm_list = [a.strip() for a in arms.split(",") if a.strip()]
+    if len(arm_list) < 2:
+        raise click.BadParameter("name at least two arms", param_hint="--arms")
+    report = deletion_file(calls, arm_list, contrasts or None, resamples=resamples, seed=seed)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    rows = [
+        [
+            f"{c.arm_a}/{c.arm_b}",
+            c.n,
+            f"{_pct(c.em_a)}/{_pct(c.em_b)}",
+            _pct(c.delta) + _interval_text(c.interval.to_json()),
+            _pct(c.adverse_delta),
+        ]
+        for c in report.contrasts
+    ]
+    click.echo(table(rows, ["contrast", "n", "EM A/B", "Delta EM [95%]", "adverse Delta"]))
+    acc = report.accounting
+    lines: list[list[Any]] = [
+        ["Items", *[a.items for a in acc]],
+        ["Scheduled calls", *[a.scheduled_calls for a in acc]],
+        [
+            "Provider requests",
+            *["n/a" if a.provider_requests is None else a.provider_requests for a in acc],
+        ],
+        ["Valid / failed calls", *[f"{a.valid_calls} / {a.failed_calls}" for a in acc]],
+        [
+            "Same valid answer",
+            *[
+                "n/a" if a.same_valid_answer is None else f"{a.same_valid_answer}/{a.items}"
+                for a in acc
+            ],
+        ],
+        ["Majority exact", *[f"{a.majority_exact}/{a.items}" for a in acc]],
+    ]
+    click.echo(table(lines, ["", *[a.arm for a in acc]]))
+
+
+@click.command("replay-check")
+@click.option(
+    "--runs",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help='Run records JSONL {"record_id","question_id","model"?,"rankings"|"returned"}.',
+)
+@click.option(
+    "--reader",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help='Reader records JSONL {"run_record_id","question_id","model"?,"stack"?,'
+    '"returned_sha256"}.',
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.pass_context
+def replay_check_cmd(ctx: click.Context, runs: str, reader: str, as_json: bool) -> None:
+    """Validate joined replay records: every reader record refers to a declared run record
+    with the same question id (and model) and the same returned-list SHA-256. Exit 0 when
+    every reader record is accepted, 1 when any is rejected."""
+    from packet_builder.rop_study_files import replay_file
+
+    report = replay_file(runs, reader)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(
+            f"run records: {report.run_records}  reader records: "
+            f"{report.reader_records}  accepted: {report.accepted}  rejected: "
+            f"{len(report.rejected)}"
+        )
+        for r in report.rejected:
+            click.echo(f"{reader}:{r.line}: {r.reason}")
+    ctx.exit(0 if report.valid else 1)
+
+
+@click.command("envelope")
+@click.argument("declaration", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.pass_context
+def envelope_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
+    """The declaration envelope checks: interface, component, mode and policy revision equal
+    to the instruction sheet's. Without an envelope they are not applicable (never passed).
+    Exit 0 when valid or not applicable, 3 when a value differs (the declaration is invalid;
+    `rop evaluate` gives RUN_INVALID)."""
+    from packet_builder.rop_study_files import envelope_file
+
+    report = envelope_file(declaration)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(f"envelope: {report.status}")
+        click.echo(
+            table(
+                [[c.check, c.status, c.envelope, c.sheet] for c in report.checks],
+                ["check", "status", "envelope", "instruction sheet"],
+            )
+        )
+    ctx.exit(3 if report.status == "invalid" else 0)
+
+
+STUDY_COMMANDS: list[click.Command] = [
+    accounting_cmd,
+    misses_cmd,
+    association_cmd,
+    deletion_cmd,
+    replay_check_cmd,
+    envelope_cmd,
+]
