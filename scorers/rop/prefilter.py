@@ -46,8 +46,8 @@ def fingerprints(arr: pa.Array) -> np.ndarray | None:
     if width >= 4 and int(off[-1] - off[0]) == n * width and bool((lengths == width).all()):
         # ids of one width (the common case): the last four bytes of each are a column
         # of the (n, width) byte matrix, read as one int32 per row
-        start = int(off[0]) + width - 4
-        column = np.ndarray((n,), dtype="<i4", buffer=data_buf, offset=start, strides=(width,))
+        first = int(off[0]) + width - 4
+        column = np.ndarray((n,), dtype="<i4", buffer=data_buf, offset=first, strides=(width,))
         last: np.ndarray = column.copy()
         np.bitwise_xor(last, width, out=last)  # in place: fresh pages are costly here
         np.bitwise_and(last, 0x7FFFFFFF, out=last)
