@@ -43,8 +43,8 @@ def _parse(
     while start < len(data):
         cut = data.find(b"\n", start + block)
         end = len(data) if cut < 0 else cut + 1
-        chunk = data[start:end]
-        body = chunk[:-1] if chunk.endswith(b"\n") else chunk
+        newline = data[end - 1] == 10  # the block's final line break, left out of `body`
+        body = data[start : end - 1 if newline else end]
         rows = decode_block(typed, body) if typed is not None else None
         if rows is not None:
             assert typed is not None
@@ -52,7 +52,7 @@ def _parse(
         else:
             lines = enumerate(body.split(b"\n"), start=first_line)
             parts.append(line_rows(lines, id_path, decl))
-        first_line += chunk.count(b"\n")
+        first_line += body.count(b"\n") + newline
         start = end
     return concat(parts)
 
