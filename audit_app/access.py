@@ -72,12 +72,13 @@ def login_url(token: str, host: str = "127.0.0.1", port: int = 8501) -> str:
     return f"http://{host}:{port}/?{urlencode({'token': token})}"
 
 
-def read_registry(project: Project) -> dict[str, dict[str, Any]]:
+def read_registry(project: Project, stale_ok: bool = False) -> dict[str, dict[str, Any]]:
     """name -> entry; from PostgreSQL when the project keeps its journals there, so a
-    revocation on one server is refused by every other at the next check."""
+    revocation on one server is refused by every other at the next check (`stale_ok`:
+    see `journal_pg.read_registry`)."""
     cfg = journal_pg.config_for(project.root)
     if cfg is not None:
-        return journal_pg.read_registry(cfg)
+        return journal_pg.read_registry(cfg, stale_ok)
     path = project.annotators_path
     if not path.is_file():
         return {}
@@ -184,7 +185,8 @@ def authenticate(project: Project, token: str | None) -> Annotator | None:
         return None
     digest = token_sha256(token)
     found = None
-    for name, raw in read_registry(project).items():
+    # While the database is down an open page keeps its sign-in; its saves fail anyway.
+    for name, raw in read_registry(project, stale_ok=True).items():
         # Compare every entry in constant time so timing says nothing about which matched.
         if hmac.compare_digest(str(raw.get("token_sha256", "")), digest):
             found = _entry(name, raw)

@@ -270,7 +270,14 @@ class AnnotatorSession:
         )
 
     def _signature(self) -> tuple[int, int] | None:
-        return journal.signature(self.journal_path)  # file (size, mtime) or db (count, seq)
+        try:
+            return journal.signature(self.journal_path)  # file (size, mtime) or db (count, seq)
+        except OSError:
+            # The journal database is unreachable: show what was last read; saves fail
+            # and say so (audit_app.judging), and the next read after recovery re-reads.
+            if self._sig is None and not self._states:
+                raise
+            return self._sig
 
     def states(self) -> dict[str, ItemState]:
         """The latest saved state per item, as the journal on disk says now."""

@@ -153,7 +153,9 @@ _SCHEMA_DONE: set[str] = set()
 def _connect(url: str) -> Any:
     import psycopg
 
-    conn = psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S)
+    # autocommit: each `transaction()` is an explicit BEGIN ... COMMIT, and the pool's
+    # liveness check below runs outside any transaction.
+    conn = psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True)
     if url not in _SCHEMA_DONE:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(hashtext('evaudit:schema'))")
@@ -171,6 +173,12 @@ def transaction(cfg: PgConfig) -> Iterator[Any]:
     with _IDLE_LOCK:
         idle = _IDLE.setdefault(cfg.url, [])
         conn = idle.pop() if idle else None
+    if conn is not None:
+        try:  # a pooled connection may have died with a server restart: check, not fail
+            conn.execute("SELECT 1")
+        except psycopg.Error:
+            conn.close()
+            conn = None
     try:
         if conn is None or conn.closed:
             conn = _connect(cfg.url)
@@ -297,13 +305,26 @@ def streams(cfg: PgConfig) -> list[tuple[str, str]]:
 
 # The registry: one row per person (revocation is an update of the registry, not of a
 # journal). Read-modify-write under a per-campaign advisory lock, like the file's flock.
-def read_registry(cfg: PgConfig) -> dict[str, dict[str, Any]]:
-    with transaction(cfg) as conn:
-        rows = conn.execute(
-            "SELECT name, entry FROM evaudit_registry WHERE campaign = %s ORDER BY name",
-            (cfg.campaign,),
-        ).fetchall()
-    return {str(n): dict(e) for n, e in rows}
+_LAST_REGISTRY: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+
+
+def read_registry(cfg: PgConfig, stale_ok: bool = False) -> dict[str, dict[str, Any]]:
+    """The registry; with `stale_ok`, the last one read when the database is unreachable
+    (sign-in of an open page only: no save can commit then, nor can a revocation)."""
+    key = (cfg.url, cfg.campaign)
+    try:
+        with transaction(cfg) as conn:
+            rows = conn.execute(
+                "SELECT name, entry FROM evaudit_registry WHERE campaign = %s ORDER BY name",
+                (cfg.campaign,),
+            ).fetchall()
+    except JournalUnavailable:
+        if stale_ok and key in _LAST_REGISTRY:
+            return _LAST_REGISTRY[key]
+        raise
+    people = {str(n): dict(e) for n, e in rows}
+    _LAST_REGISTRY[key] = people
+    return people
 
 
 @contextmanager

@@ -5,11 +5,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from evaudit.output import emit_json, progress_bar
+from vocabulary.errors import InputError
 from vocabulary.tables import table
+
+if TYPE_CHECKING:
+    from campaign.project import Project
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 _DIR = click.argument("directory", type=click.Path(path_type=Path))
@@ -240,6 +245,25 @@ def exec_streamlit(root: Path, host: str, port: int) -> None:
     os.execve(sys.executable, argv, {**os.environ, "EVAUDIT_PROJECT": str(root)})
 
 
+def _check_journal_backend(project: Project) -> None:
+    """With journals in PostgreSQL, reach the database now (a wrong URL or password is a
+    one-line error, not a 'NOT saved' at the first save) and say where saves go."""
+    from campaign import journal_pg
+
+    cfg = journal_pg.config_for(project.root)
+    if cfg is None:
+        return
+    try:
+        journal_pg.read_registry(cfg)
+    except journal_pg.JournalUnavailable as exc:
+        raise InputError(
+            f"cannot reach the journal database {journal_pg.redact(cfg.url)} ({exc.strerror})",
+            file=project.meta_path,
+            hint="start PostgreSQL, or give the password with PGPASSWORD or EVAUDIT_JOURNAL_URL",
+        ) from exc
+    click.echo(f"journals: PostgreSQL {journal_pg.redact(cfg.url)}", err=True)
+
+
 @click.command("serve")
 @_DIR
 @_HOST
@@ -250,6 +274,7 @@ def serve(directory: Path, host: str, port: int) -> None:
     from campaign.project import open_project
 
     project = open_project(directory)
+    _check_journal_backend(project)
     prepare_serving(project)
     click.echo(f"admin: http://{host}:{port}/  (annotators use their token links)", err=True)
     exec_streamlit(project.root, host, port)
