@@ -1,4 +1,4 @@
-"""The reference ROP evaluator: one verdict per observed record, one status per run.
+"""The ROP evaluator: one verdict per observed record, one status per run.
 
 Pure: takes the declaration bytes and the bytes of the files it references.
 Population accounting follows "Does the Selected Object Reach the Reader?", Appendix A: every expected id is either
