@@ -508,7 +508,10 @@
     }
     const a = TN.utf16Offset(text, span[0]);
     const b = TN.utf16Offset(text, span[1]);
-    p.text.replaceChildren(text.slice(0, a), el("mark", { text: text.slice(a, b) }), text.slice(b));
+    const mark = el("mark", { text: text.slice(a, b) });
+    p.text.replaceChildren(text.slice(0, a), mark, text.slice(b));
+    // Bring the match into the text box's view (the box scrolls, not the window).
+    p.text.scrollTop = Math.max(0, mark.offsetTop - 48);
     return true;
   };
 
