@@ -56,3 +56,20 @@ def test_every_third_party_import_is_a_declared_dependency() -> None:
             if top in FIRST_PARTY or top in sys.stdlib_module_names or top == "__future__":
                 continue
             assert DISTRIBUTIONS.get(top, top).lower() in declared, (path.name, top)
+
+
+def test_an_evaluation_loads_neither_pandas_nor_a_compiler() -> None:
+    # pyarrow imports pandas on its first `pa.array` of a Python list, `to_numpy` or
+    # `fill_null` (0.3 s warm, seconds cold); the evaluator builds its arrays without them.
+    import subprocess
+
+    example = REPO / "examples" / "rop" / "hard-fixture" / "declaration.json"
+    code = (
+        "import sys; from packet_builder.rop_files import evaluate_declaration_file; "
+        f"r = evaluate_declaration_file({str(example)!r}); "
+        "print(r.run_status, sorted(m for m in ('pandas', 'numba', 'llvmlite') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.split()
+    assert out == ["RUN_PASS", "[]"]
