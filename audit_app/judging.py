@@ -14,6 +14,7 @@ its session state and hands this module the outbox.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,10 @@ class CardSession:
     applied: dict[str, int] = field(default_factory=dict)  # nonce -> last action id applied
     last: dict[str, Any] | None = None  # the last save {item, seq, ts, ...} or {error}
     image: tuple[str, str] | None = None  # (item_id, page_key) whose image is open
+    # Streamlit can start a rerun's callback in a new thread while the previous one is
+    # still saving; without this lock both apply the same action ids (duplicate lines,
+    # seen with the PostgreSQL journal's slower commits).
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def status(self) -> dict[str, str]:
         """The card's status line: what the last save did, in words."""
@@ -54,6 +59,16 @@ def apply_outbox(
 
     `allowed` re-checks the annotator's link before each save (a revoked link saves
     nothing more, in this tab or any other)."""
+    with card.lock:
+        return _apply_outbox(session, card, outbox, allowed)
+
+
+def _apply_outbox(
+    session: AnnotatorSession,
+    card: CardSession,
+    outbox: Mapping[str, Any] | None,
+    allowed: Callable[[], bool],
+) -> list[dict[str, Any]]:
     box = outbox or {}
     nonce = str(box.get("nonce") or "")
     written: list[dict[str, Any]] = []

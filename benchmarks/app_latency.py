@@ -20,17 +20,24 @@ animation frame after the card first satisfies the condition (a MutationObserver
 card's shadow root); "wall" times are around Playwright's click and wait in this process.
 The load average is printed: the machine is shared and the figures follow it.
 
-Run: .venv/bin/python benchmarks/app_latency.py [--rounds N]
+With `--journal postgresql://...` the project keeps its journals in that database
+(`evaudit init --journal`), for the baseline too, so the same targets are checked against
+the PostgreSQL backend; `--journal temp` starts a temporary server from Debian's binaries
+(tests/pg_fixture.py) and deletes it after.
+
+Run: .venv/bin/python benchmarks/app_latency.py [--rounds N] [--journal URL|temp]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from audit_app.access import add_annotator  # noqa: E402
 from audit_app.session import AnnotatorSession, ItemState, record  # noqa: E402
-from campaign import journal  # noqa: E402
+from campaign import journal, journal_pg  # noqa: E402
 from tests.app_fixture import build  # noqa: E402
 from tests.card_driver import at_item, condition  # noqa: E402
 from tests.test_app_browser import ARGS, CHROMIUM, Server, free_port  # noqa: E402
@@ -57,9 +64,16 @@ def line(name: str, values: list[float]) -> str:
     )
 
 
-def baseline(root: Path, rounds: int) -> list[float]:
-    """journal.append alone: the same full-item record, appended and fsync'ed."""
+def use_journal(root: Path, url: str | None) -> None:
+    """Switch a freshly built project to the PostgreSQL journal (None: keep files)."""
+    if url is not None:
+        journal_pg.set_backend(root, journal_pg.new_config(url))
+
+
+def baseline(root: Path, rounds: int, url: str | None = None) -> list[float]:
+    """journal.append alone: the same full-item record, appended and fsync'ed (committed)."""
     fx = build(root / "base", items=2, conditions=1, pages=9, chars=3000)
+    use_journal(fx.project.root, url)
     session = AnnotatorSession.open(fx.project.packets_dir, fx.project.journals_dir, "initial", "b")
     body = record(session.packet, "b", "J001", ItemState({"C1": ConditionAnswer("no")}))
     out = []
@@ -118,11 +132,12 @@ def watch(pg, kind: str, arg: str) -> None:  # type: ignore[no-untyped-def]
     pg.evaluate("([k, a]) => window.__watch(k, a)", [kind, arg])
 
 
-def app(root: Path, rounds: int) -> Samples:
+def app(root: Path, rounds: int, url: str | None = None) -> Samples:
     from playwright.sync_api import sync_playwright
 
     items = rounds + 1
     fx = build(root / "app", items=items, conditions=3, pages=9, chars=3000, kind="adjudication")
+    use_journal(fx.project.root, url)
     token = add_annotator(fx.project, "bench", ["initial"])[1]
     server = Server(fx.project.root, free_port())
     out: Samples = {
@@ -184,14 +199,30 @@ def app(root: Path, rounds: int) -> Samples:
     return out
 
 
+@contextlib.contextmanager
+def journal_database(arg: str | None) -> Iterator[str | None]:
+    if arg != "temp":
+        yield arg
+        return
+    from tests.pg_fixture import temporary_server
+
+    with temporary_server() as server:
+        yield server.new_database()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30, help="Items to step through.")
+    parser.add_argument(
+        "--journal",
+        metavar="postgresql://...|temp",
+        help="Journals in this PostgreSQL database ('temp': a temporary server); default files.",
+    )
     args = parser.parse_args()
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as tmp:
-        base = baseline(Path(tmp), 200)
-        got = app(Path(tmp), args.rounds)
+    with tempfile.TemporaryDirectory() as tmp, journal_database(args.journal) as url:
+        base = baseline(Path(tmp), 200, url)
+        got = app(Path(tmp), args.rounds, url)
     load_after = os.getloadavg()
     renders, saves = got["render"], got["save"]
     b = statistics.median(base)
@@ -199,6 +230,7 @@ def main() -> None:
         f"load average (1/5/15 min) before {' '.join(f'{x:.1f}' for x in load_before)}, "
         f"after {' '.join(f'{x:.1f}' for x in load_after)}; {os.cpu_count()} cores"
     )
+    print(f"journal: {journal_pg.redact(args.journal) if args.journal else 'files'}")
     print(line("baseline: journal append + fsync", base))
     print(line("app: Next -> item rendered (in page)", renders))
     print(line("app: answer -> 'Saved' (in page)", saves))

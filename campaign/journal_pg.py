@@ -34,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 URL_ENV = "EVAUDIT_JOURNAL_URL"
 CONNECT_TIMEOUT_S = 3
-_POOL_MAX_IDLE = 16
+POOL_MAX_IDLE = 32  # idle connections kept per database URL
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS evaudit_journal (
@@ -196,7 +196,7 @@ def transaction(cfg: PgConfig) -> Iterator[Any]:
         if conn is not None and not conn.closed:
             with _IDLE_LOCK:
                 idle = _IDLE.setdefault(cfg.url, [])
-                keep = len(idle) < _POOL_MAX_IDLE
+                keep = len(idle) < POOL_MAX_IDLE
                 if keep:
                     idle.append(conn)
             if not keep:

@@ -97,14 +97,19 @@ class PgServer:
         return self.url(name)
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
+NOT_INSTALLED = (
+    "PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb missing): "
+    "`bash scripts/dev.sh setup` installs Debian's postgresql"
+)
+
+
+@contextlib.contextmanager
+def temporary_server() -> Iterator[PgServer]:
+    """A running server in a fresh data directory, stopped and deleted on exit (also
+    used by the benchmarks)."""
     bin_dir = _bin_dir()
     if bin_dir is None:
-        pytest.skip(
-            "PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb missing): "
-            "`bash scripts/dev.sh setup` installs Debian's postgresql"
-        )
+        raise RuntimeError(NOT_INSTALLED)
     user = _server_user()
     root = Path(tempfile.mkdtemp(prefix="evaudit-pg-"))
     data = root / "data"
@@ -123,6 +128,14 @@ def pg_server() -> Iterator[PgServer]:
         with contextlib.suppress(subprocess.CalledProcessError):  # a test left it stopped
             server.stop("immediate")
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    if _bin_dir() is None:
+        pytest.skip(NOT_INSTALLED)
+    with temporary_server() as server:
+        yield server
 
 
 @pytest.fixture
