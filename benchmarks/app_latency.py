@@ -231,7 +231,7 @@ def main() -> None:
         f"after {' '.join(f'{x:.1f}' for x in load_after)}; {os.cpu_count()} cores"
     )
     print(f"journal: {journal_pg.redact(args.journal) if args.journal else 'files'}")
-    print(line("baseline: journal append + fsync", base))
+    print(line("baseline: journal append (fsync|commit)", base))
     print(line("app: Next -> item rendered (in page)", renders))
     print(line("app: answer -> 'Saved' (in page)", saves))
     print(line("app: page select -> 'Saved' (in page)", got["page"]))
