@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign import journal, journal_pg
+from campaign.overrides import append_override_pg, read_overrides_pg
 from campaign.project import Project, write_bytes_atomic, write_json_atomic
 from vocabulary.errors import InputError
 
@@ -163,7 +164,7 @@ def compare(project: Project, cfg: journal_pg.PgConfig | None = None) -> Compari
         url=journal_pg.redact(cfg.url),
         streams=checks,
         registry_same=_file_registry(project) == journal_pg.read_registry(cfg),
-        overrides_same=_file_overrides(project) == journal_pg.read_overrides(cfg),
+        overrides_same=_file_overrides(project) == read_overrides_pg(cfg),
         unparsable_file_lines=sum(skipped for _, skipped in files.values()),
     )
 
@@ -216,9 +217,9 @@ def to_database(project: Project, url: str) -> MigrateReport:
             if name in people and people[name] != entry:
                 raise InputError(f"the database's registry differs for {name!r}", file=url)
             people[name] = entry
-    new = _rest(_file_overrides(project), journal_pg.read_overrides(cfg), "overrides", url)
+    new = _rest(_file_overrides(project), read_overrides_pg(cfg), "overrides", url)
     for record in new:
-        journal_pg.append_override(cfg, record)
+        append_override_pg(cfg, record)
     report = MigrateReport(journal_pg.redact(url), copied, len(new), compare(project, cfg))
     _require_same(report)
     meta = project.meta()
@@ -246,7 +247,7 @@ def to_files(project: Project) -> MigrateReport:
             copied[f"{packet}/{name}"] = len(rest)
     write_json_atomic(project.annotators_path, {"annotators": journal_pg.read_registry(cfg)})
     opath = project.decisions_dir / "overrides.jsonl"
-    new = _rest(journal_pg.read_overrides(cfg), _file_overrides(project), "overrides", opath)
+    new = _rest(read_overrides_pg(cfg), _file_overrides(project), "overrides", opath)
     if new:
         old = opath.read_bytes() if opath.is_file() else b""
         write_bytes_atomic(opath, old + b"".join(canonical(r) for r in new))

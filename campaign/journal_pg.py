@@ -348,24 +348,6 @@ def registry_transaction(cfg: PgConfig) -> Iterator[dict[str, dict[str, Any]]]:
                 )
 
 
-def read_overrides(cfg: PgConfig) -> list[dict[str, Any]]:
-    with transaction(cfg) as conn:
-        rows = conn.execute(
-            "SELECT record FROM evaudit_overrides WHERE campaign = %s ORDER BY n", (cfg.campaign,)
-        ).fetchall()
-    return [dict(r[0]) for r in rows]
-
-
-def append_override(cfg: PgConfig, record: dict[str, Any]) -> None:
-    from psycopg.types.json import Jsonb
-
-    with transaction(cfg) as conn:
-        conn.execute(
-            "INSERT INTO evaudit_overrides (campaign, record) VALUES (%s, %s)",
-            (cfg.campaign, Jsonb(record)),
-        )
-
-
 def new_config(url: str) -> PgConfig:
     """A fresh campaign id on this database; connects once (creating the tables) so a
     wrong URL is an error now, not at the first save."""
