@@ -153,3 +153,20 @@ def test_init_journal_option(tmp_path: Path, pg_url: str) -> None:
     )
     assert bad.exit_code != 0 and "cannot reach the journal database" in bad.output
     assert not (tmp_path / "q").exists()
+
+
+def test_env_url_overrides_and_serve_refuses_an_unreachable_database(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fx = pg_project(tmp_path / "db", pg_url)
+    meta = json.loads(fx.project.meta_path.read_text())
+    meta["journal"]["url"] = "postgresql://evaudit@127.0.0.1:1/nowhere"
+    fx.project.meta_path.write_text(json.dumps(meta))
+    res = run_cli("serve", fx.project.root, expect=None)
+    assert res.exit_code == 2 and "cannot reach the journal database" in res.output
+    assert "127.0.0.1:1/nowhere" in res.output
+    monkeypatch.setenv(journal_pg.URL_ENV, pg_url)  # the URL (with password) from the env
+    fx.project.meta_path.write_text(json.dumps(meta, indent=1))  # a new mtime: re-read
+    _session(fx).save("J001", ItemState({"C1": ConditionAnswer("no")}))
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM evaudit_journal").fetchone() == (1,)
