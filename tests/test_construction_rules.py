@@ -13,10 +13,12 @@ def test_tex_command_names_are_whole_words() -> None:
     assert not occurs(["\\start"], normalize(r"\def\start@align{...}"))
     assert not occurs(["\\pdfannot", "pdfannot"], normalize(r"\pdfannot_dict_put:nnx {x}"))
     assert not occurs(["\\pdfannot"], normalize(r"\pdfannot:nnx"))
-    # ... but a backslash always starts a new control sequence: `smilesimg\arabic{...}` calls
-    # \arabic (the chemobabel manual builds a file name with it), as `\the\value` calls \value
-    assert occurs(["\\arabic"], normalize(r"-O smilesimg\arabic{smilescounter}.png"))
+    # letters before the backslash: inside a longer word (as the lexical route reads it) ...
+    assert not occurs(["\\arabic"], normalize(r"-O smilesimg\arabic{smilescounter}.png"))
+    assert occurs(["\\arabic"], normalize(r"-O smilesimg-\arabic{smilescounter}.png"))
+    # ... unless that word is itself a control word: `\the\value` calls \value
     assert occurs(["\\value"], normalize(r"\the\value{page}"))
+    assert occurs(["\\value"], normalize(r"\the@x\value{page}"))
     assert occurs(["\\start"], normalize(r"use \start here, or \start: it ends"))
     assert not occurs(["\\foo"], "use \\foobar") and occurs(["\\foo"], "use \\foo{x}")
     # rule 1 (the bundled sample) is unchanged
@@ -25,6 +27,7 @@ def test_tex_command_names_are_whole_words() -> None:
     assert _COMMAND.findall(normalize(r"\start@align \pdfannot_dict_put:nnx \pdfannot x")) == [
         "pdfannot"
     ]
+    assert _COMMAND.findall(normalize(r"smilesimg\arabic{n} \the\value")) == ["value"]
 
 
 def _doc(pages: list[str]) -> DocText:

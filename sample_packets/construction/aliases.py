@@ -72,6 +72,12 @@ def phrase_variants(words: Sequence[str]) -> list[str]:
 # (`\\foo:nn`); a ':' before a space or the end of a sentence ends it.
 COMMAND_END = r"(?![a-z0-9@_]|:[a-z])"
 _BEFORE = r"(?<![a-z0-9@_])"
+# What may stand before a command form: no word character (`smilesimg\\arabic` is inside a
+# longer word), unless that word is itself a control word (`\\the\\value` calls \\value).
+# Python's lookbehind is fixed-width, so each control-word length up to 40 is spelled out.
+COMMAND_BEFORE = (
+    "(?:" + _BEFORE + "|" + "|".join(rf"(?<=\\[a-z@_]{{{k}}})" for k in range(1, 41)) + ")"
+)
 # Rule 1 (`tex_names=False`): the bundled sample benchmark was built with it, where only
 # letters and digits are word characters; it is kept so those files stay reproducible.
 _END_V1 = r"(?![a-z0-9])"
@@ -82,7 +88,7 @@ def alias_pattern(form: str, tex_names: bool = True) -> str:
     body = re.escape(form)
     end = COMMAND_END if tex_names else _END_V1
     if form.startswith("\\"):
-        return body + end
+        return (COMMAND_BEFORE if tex_names else "") + body + end
     return (_BEFORE if tex_names else _BEFORE_V1) + body + end
 
 

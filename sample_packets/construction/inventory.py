@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from sample_packets.construction.aliases import (
+    COMMAND_BEFORE,
     COMMAND_END,
     TOKEN,
     Matcher,
@@ -35,9 +36,9 @@ from sample_packets.construction.stopwords import (
 )
 from vocabulary.textnorm import normalize
 
-# Mined command names end as the occurrence rule ends them (aliases.COMMAND_END), so an
-# internal name such as \\start@align never proposes \\start.
-_COMMAND = re.compile(r"\\([a-z]{5,})" + COMMAND_END)
+# Mined command names begin and end as the occurrence rule has them (aliases.COMMAND_BEFORE,
+# COMMAND_END), so an internal name such as \\start@align never proposes \\start.
+_COMMAND = re.compile(COMMAND_BEFORE + r"\\([a-z]{5,})" + COMMAND_END)
 _COMMAND_V1 = re.compile(r"\\([a-z]{5,})(?![a-z0-9])")
 # TeX plumbing that every code listing is full of: not something a reader looks for.
 _PLUMBING_TEXT = (
