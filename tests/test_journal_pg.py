@@ -18,6 +18,7 @@ from campaign.overrides import append_override, read_override_lines
 from tests.app_fixture import Fixture, build
 from tests.conftest import run_cli
 from tests.pg_fixture import PgServer
+from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer
 
 
@@ -114,6 +115,8 @@ def test_registry_and_overrides_live_in_the_database(tmp_path: Path, pg_url: str
     _, token = add_annotator(fx.project, "alice", ["initial"])
     assert json.loads(fx.project.annotators_path.read_text()) == {"annotators": {}}
     assert authenticate(other_server.project, token) is not None
+    with pytest.raises(InputError, match="already exists"):  # rolled back, connection kept
+        add_annotator(other_server.project, "alice", ["initial"])
     revoke_annotator(fx.project, "alice")
     assert authenticate(other_server.project, token) is None  # refused at once
     append_override(fx.project, {"item_id": "J001", "n": 1})
