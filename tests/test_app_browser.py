@@ -112,8 +112,6 @@ def browser(chromium_path: str):
         b.close()
 
 
-
-
 def test_login_gates_reload_and_isolation(site, browser) -> None:
     fx, server, tokens = site
     pg = browser.new_page()
