@@ -37,8 +37,11 @@ def pop_sha(ids: list[str]) -> str:
     return sha("".join(i + "\n" for i in sorted(ids)).encode())
 
 
-def witness_hash(decl_id: str, popsha: str, rid: str, w: str, decoded: str, invsha: str) -> str:
-    text = "\n".join(["rop-witness-v1", decl_id, popsha, rid, w, decoded, invsha])
+def witness_hash(
+    decl_id: str, popsha: str, rid: str, w: str, decoded: str, invsha: str, manifest: str = ""
+) -> str:
+    head = ["rop-witness-v2", decl_id, manifest] if manifest else ["rop-witness-v1", decl_id]
+    text = "\n".join([*head, popsha, rid, w, decoded, invsha])
     return sha(text.encode())
 
 
@@ -382,16 +385,29 @@ def _witness_fixture(
     rows_spec: list[tuple[str, str, str]],
     expected: dict[str, Any],
     population: list[str],
+    envelope: dict[str, Any] | None = None,
 ) -> None:
     inv_bytes = dump_json({"version": "inv-v1", "witnesses": inverse})
     decl_id = f"fixture-{name}"
     popsha = pop_sha(population)
+    # With an envelope the binding covers its canonical JSON too (rop-witness-v2).
+    manifest = (
+        hashlib.sha256(
+            json.dumps(envelope, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        ).hexdigest()
+        if envelope is not None
+        else ""
+    )
     rows = []
     for rid, w, how in rows_spec:
         decoded = inverse.get(w, "")
-        binding = witness_hash(decl_id, popsha, rid, w, decoded, sha(inv_bytes))
+        binding = witness_hash(decl_id, popsha, rid, w, decoded, sha(inv_bytes), manifest)
         if how == "tampered":
-            binding = witness_hash(decl_id, popsha, rid, w, "/wiki/Cincinnati", sha(inv_bytes))
+            binding = witness_hash(
+                decl_id, popsha, rid, w, "/wiki/Cincinnati", sha(inv_bytes), manifest
+            )
+        if how == "v1":  # bound without the manifest: not valid under an envelope
+            binding = witness_hash(decl_id, popsha, rid, w, decoded, sha(inv_bytes))
         row: dict[str, Any] = {"record_id": rid, "trace": {"w": w}, "ranking": ["p7#c1", "p9"]}
         if how != "unbound":
             row["trace"]["binding"] = binding
@@ -408,7 +424,16 @@ def _witness_fixture(
         },
         output={"list_field": "ranking", "id_field": None, "cutoff": 2, "membership": "any"},
         extra_files={"inverse_map.json": inv_bytes},
+        **({"mutate": _with_envelope(envelope)} if envelope is not None else {}),
     )
+
+
+def _with_envelope(envelope: dict[str, Any]) -> Any:
+    def mutate(d: dict[str, Any]) -> None:
+        d["envelope"] = envelope
+        d["output"]["component"] = envelope["component"]
+
+    return mutate
 
 
 _witness_fixture(
@@ -504,6 +529,26 @@ for _name, _change in (
     )
 # An envelope whose sheet names no component: nothing to compare with, so invalid.
 add("envelope-sheet-without-component", [GOOD_ALPHA, GOOD_BETA], INVALID, mutate=_envelope())
+
+# Witness bindings under an envelope cover its canonical JSON (rop-witness-v2): a record
+# bound the v1 way (without the manifest) is a SELECTOR_ERROR there.
+_witness_fixture(
+    "witness-envelope",
+    {"w-17": "/wiki/Xavier_University", "w-18": "/wiki/Cincinnati"},
+    [("run_alpha", "w-17", "ok"), ("run_beta", "w-18", "ok"), ("run_gamma", "w-17", "v1")],
+    {
+        "run_status": "RUN_UNVERIFIABLE",
+        "record_verdicts": {
+            "run_alpha": "PASS",
+            "run_beta": "PASS",
+            "run_gamma": "SELECTOR_ERROR",
+        },
+        "pass_fraction": 1.0,
+        "evaluable_records": 2,
+    },
+    ["run_alpha", "run_beta", "run_gamma"],
+    envelope=ENVELOPE,
+)
 
 
 def main(out: Path = HERE) -> None:

@@ -23,7 +23,7 @@ import jsonschema
 from scorers.rop.envelope import envelope_problems
 from scorers.rop.resolver import Resolver, parse_inverse_map, parse_resolver
 from scorers.rop.verdicts import HARD_MODE
-from scorers.rop.witness import file_sha256, population_sha256
+from scorers.rop.witness import file_sha256, manifest_sha256, population_sha256
 
 # jsonschema costs ~8 us per array item; the population is checked item by item
 # below anyway, so the schema only sees its head (keeps 1M-id declarations fast).
@@ -62,6 +62,9 @@ class Declaration:
     cutoff: int
     membership: str
     resolver: Resolver
+    # SHA-256 of the envelope's canonical JSON, when the declaration has an envelope: witness
+    # bindings then cover it (profile rop-witness-v2).
+    manifest_sha256: str | None = None
 
 
 @dataclass
@@ -279,6 +282,7 @@ def validate(
         cutoff=int(output["cutoff"]),
         membership=output["membership"],
         resolver=resolver,
+        manifest_sha256=manifest_sha256(raw["envelope"]) if "envelope" in raw else None,
     )
     return out
 

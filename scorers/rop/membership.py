@@ -239,6 +239,7 @@ def decode_witnesses(
             witness=witness,
             decoded_selection=decoded,
             inverse_map_sha256=sel.inverse_map_sha256,
+            manifest_sha256=decl.manifest_sha256,
         )
         if bound != expected:
             status[row] = SELECTOR_ERROR

@@ -43,6 +43,7 @@ def _selection(obj: dict[str, Any], rid: str, decl: Declaration) -> tuple[str, l
         witness=value,
         decoded_selection=decoded,
         inverse_map_sha256=sel.inverse_map_sha256,
+        manifest_sha256=decl.manifest_sha256,
     )
     return ("", [decoded]) if bound == expected else ("SELECTOR_ERROR", [])
 

@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import json
+from typing import Any
 
 WITNESS_PROFILE = "rop-witness-v1"
+# With a declaration envelope the binding also covers the exact manifest (the paper's
+# "declaration ID and exact manifest hash"): the envelope's canonical JSON.
+WITNESS_PROFILE_V2 = "rop-witness-v2"
+
+
+def manifest_sha256(envelope: Any) -> str:
+    """SHA-256 of the envelope's canonical JSON (sorted keys, no spaces, UTF-8).
+
+    The envelope names interface, component, mode and policy revision and holds no file
+    hash, so records can bind it without records and declaration hashing each other."""
+    text = json.dumps(envelope, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def binding_hash(
@@ -15,16 +29,23 @@ def binding_hash(
     witness: str,
     decoded_selection: str,
     inverse_map_sha256: str,
+    manifest_sha256: str | None = None,
 ) -> str:
-    """SHA-256 (lowercase hex) of the seven binding fields joined by ``\\n`` (no final newline).
+    """SHA-256 (lowercase hex) of the binding fields joined by ``\\n`` (no final newline).
 
-    The declaration's own hash is left out so that records and declaration do
-    not hash each other.
+    v1 (no envelope): profile, declaration id, population hash, record id, witness,
+    decoded selection, inverse-map hash. v2 (the declaration has an envelope): the
+    manifest hash follows the declaration id. The declaration's own hash is left out so
+    that records and declaration do not hash each other.
     """
+    head = (
+        (WITNESS_PROFILE, declaration_id)
+        if manifest_sha256 is None
+        else (WITNESS_PROFILE_V2, declaration_id, manifest_sha256)
+    )
     text = "\n".join(
         (
-            WITNESS_PROFILE,
-            declaration_id,
+            *head,
             population_sha256,
             record_id,
             witness,
