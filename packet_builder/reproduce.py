@@ -294,3 +294,74 @@ def manifest_for(
         (Command(tuple(argv), stdout),),
         tuple(entry(p) for p in outputs),
     )
+
+
+ArgvItem = str | Path | tuple[str, Path]
+
+
+def project_files(root: Path, exclude: Sequence[Path] = ()) -> list[Path]:
+    """Every file of a project folder a command may read (store, packets, keys, journals,
+    overrides, ...), sorted; files under ``exclude`` (the command's outputs) and temp
+    files are left out. A project whose journals live in PostgreSQL is refused: a
+    scratch copy of its folder would not hold the answers."""
+    from campaign.journal_pg import config_for
+
+    root = Path(root).resolve()
+    if config_for(root) is not None:
+        raise InputError("the project's journals are in PostgreSQL, not files", file=root,
+                         hint="migrate them to files (evaudit journal migrate) "
+                              "before writing a reproduction manifest")  # fmt: skip
+    skip = [Path(p).resolve() for p in exclude]
+    out = []
+    for p in sorted(root.rglob("*")):
+        full = p.resolve()
+        if not p.is_file() or p.name.endswith((".tmp", ".lock")) or p.name.startswith(".~"):
+            continue
+        if any(full == s or s in full.parents for s in skip):
+            continue
+        out.append(p)
+    return out
+
+
+def write_command_manifest(
+    manifest_out: Path,
+    argv: Sequence[ArgvItem],
+    inputs: Sequence[Path],
+    outputs: Sequence[Path],
+    stdout: Path | None = None,
+) -> Manifest:
+    """Write the manifest of the command that has just run (`finalize`/`score
+    --manifest-out`). ``argv`` items that are paths (or (prefix, path) pairs, as in
+    NAME=FILE) are rewritten relative to the manifest's folder, so `reproduce` can rerun
+    the command in a scratch copy; ``stdout`` is the file holding what it printed."""
+    home = Path(manifest_out).resolve().parent
+
+    def rel(p: Path) -> str:
+        try:
+            return Path(p).resolve().relative_to(home).as_posix() or "."
+        except ValueError:
+            raise InputError(f"{p} is outside the manifest's folder {home}",
+                             hint="put the manifest in a folder holding the command's "
+                                  "inputs and outputs") from None  # fmt: skip
+
+    words = ["evaudit"]
+    for a in argv:
+        if isinstance(a, tuple):
+            words.append(a[0] + rel(a[1]))
+        else:
+            words.append(rel(a) if isinstance(a, Path) else a)
+    outs = [*outputs, *([stdout] if stdout is not None else [])]
+    manifest = manifest_for(home, words, inputs, outs, rel(stdout) if stdout else None)
+    write_manifest(Path(manifest_out), manifest)
+    return manifest
+
+
+def require_inside(manifest_out: Path, paths: Sequence[Path]) -> None:
+    """Refuse, before a command writes anything, paths its manifest could not name."""
+    home = Path(manifest_out).resolve().parent
+    for p in paths:
+        full = Path(p).resolve()
+        if full != home and home not in full.parents:
+            raise InputError(f"{p} is outside the manifest's folder {home}",
+                             hint="put --manifest-out in a folder holding the command's "
+                                  "inputs and outputs")  # fmt: skip

@@ -371,6 +371,12 @@ def override(
     help="BEIR/TREC projects: the original-scale grade of a pair the audit made relevant "
     "(needed when there is one; at least the load's --relevant-from).",
 )
+@click.option(
+    "--manifest-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a reproduction manifest (project files and outputs with SHA-256, this "
+    "command) for `evaudit reproduce FILE --verify`; the project and --out lie under its folder.",
+)
 @_JSON
 def finalize(
     directory: Path,
@@ -382,6 +388,7 @@ def finalize(
     tiebreak: str | None,
     allow_pending: bool,
     promote_to: int | None,
+    manifest_out: Path | None,
     as_json: bool,
 ) -> None:
     """Write revised qrels (TREC + JSONL), report and manifest (SHA-256 of inputs and outputs).
@@ -390,6 +397,12 @@ def finalize(
     label keeps its grade, a demoted one becomes 0, a promoted one gets --promote-to."""
     from packet_builder.finalize_io import finalize as run
 
+    ins: list[Path] = []
+    if manifest_out is not None:  # refused before anything is written
+        from packet_builder.reproduce import project_files, require_inside
+
+        require_inside(manifest_out, [directory, out_dir])
+        ins = project_files(directory, exclude=[out_dir, manifest_out])
     out = run(
         directory,
         out_dir,
@@ -401,6 +414,13 @@ def finalize(
         allow_pending,
         promote_to,
     )
+    if manifest_out is not None:
+        from evaudit.commands.reproduce import command_argv
+        from packet_builder.reproduce import write_command_manifest
+
+        made = [out_dir / name for name in out["outputs"]]
+        write_command_manifest(manifest_out, command_argv(click.get_current_context()), ins, made)
+        out["manifest_out"] = str(manifest_out)
     if as_json:
         emit_json(out)
         return

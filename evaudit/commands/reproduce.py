@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -56,6 +57,39 @@ def reproduce(manifest: Path, verify: bool, record: bool, as_json: bool) -> None
                    f"{n_out} outputs match" + (" (manifest recorded)" if record else ""))  # fmt: skip
     if (verify or record) and not report.ok:
         sys.exit(1)
+
+
+def command_argv(ctx: click.Context, skip: tuple[str, ...] = ("manifest_out",)) -> list[Any]:
+    """The command line of the running command, rebuilt from its parsed parameters:
+    options left at their default are omitted, path values stay Path objects (made
+    relative to the manifest's folder later), a NAME=FILE --run spec becomes a pair."""
+    words: list[Any] = []
+    names = ctx.command_path.split()[1:]  # "evaudit score nclue" -> ["score", "nclue"]
+    args: list[Any] = []
+    for p in ctx.command.params:
+        if p.name in skip or p.name is None:
+            continue
+        value = ctx.params.get(p.name)
+        if isinstance(p, click.Argument):
+            args.append(value)
+            continue
+        if not isinstance(p, click.Option) or value is None:
+            continue
+        flag = max(p.opts, key=len)
+        if p.is_flag:
+            words += [flag] if value else []
+            continue
+        if value == p.default or (value == () and p.multiple):
+            continue
+        for v in value if p.multiple else (value,):
+            if p.name == "runs" and isinstance(v, str) and "=" in v and not Path(v).exists():
+                name, _, file = v.partition("=")
+                words += [flag, (f"{name}=", Path(file))]
+            elif p.name == "runs":
+                words += [flag, Path(v)]
+            else:
+                words += [flag, v if isinstance(v, Path) else str(v)]
+    return [*names, *args, *words]
 
 
 COMMANDS: list[click.Command] = [reproduce]
