@@ -111,8 +111,9 @@ def _parse_run_spec(spec: str) -> tuple[str | None, Path]:
 
 
 def _score_run_files(
-    specs: tuple[str, ...], bounds: list[BoundQrels], ties: str, quiet: bool
-) -> list[dict[str, PerQuery]]:
+    specs: tuple[str, ...], bounds: list[BoundQrels], ties: str, quiet: bool,
+    page_runs: Any = None,
+) -> list[dict[str, PerQuery]]:  # fmt: skip
     """Read and score each run file under every bound qrel copy; name runs by tag or NAME=.
 
     Two worker threads: pyarrow's reader and hash kernels release the GIL, so
@@ -126,6 +127,8 @@ def _score_run_files(
     def work(item: tuple[str | None, Path]) -> tuple[str, list[PerQuery]]:
         name, path = item
         df = read_run(path)
+        if page_runs is not None:  # score nclue: a page-level run as its document run
+            df = page_runs.collapse(path, df)
         cols = (df["query_id"], df["doc_id"], df["score"])
         scored = [measure(b, rank_run(b, *cols, ties=ties)) for b in bounds]  # type: ignore[arg-type]
         return name or str(df["tag"].iloc[0]), scored
@@ -148,6 +151,17 @@ def _score_run_files(
         for i, pq in enumerate(scored):
             out[i][tag] = pq
     return out
+
+
+TIE_NOTES = {
+    "file": "equal scores in run-file order",
+    "trec_eval": "equal scores by document id descending, as trec_eval",
+}
+
+
+def _tie_line(ties: str) -> str:
+    """The header line every NDCG output carries: which tie rule ordered the runs."""
+    return f"ties: {ties} ({TIE_NOTES[ties]})"
 
 
 def _parse_pairs(pairs: tuple[str, ...], tags: list[str]) -> list[tuple[str, str]]:
@@ -264,22 +278,52 @@ def score() -> None:
     help="Lines `RUN CATEGORY [privileged]`: group the ranking as Tables S1a-S1d; privileged "
     "runs (construction-fact controls) stay unranked.",
 )  # fmt: skip
+@click.option(
+    "--manifest-out", type=_path,
+    help="Also write a reproduction manifest (inputs and outputs with SHA-256, this command) "
+    "for `evaudit reproduce FILE --verify`; what is printed is saved beside it as NAME.stdout.",
+)  # fmt: skip
+@click.option(
+    "--evidence", type=_path,
+    help="Stored evidence JSONL for Gold+Support of page-level runs (doc_id#page docnos); "
+    "default: the project's.",
+)  # fmt: skip
+@click.option(
+    "--support-pages", type=click.IntRange(min=1), default=3, show_default=True,
+    help="Highest-scoring distinct pages kept per retrieved gold (Gold+Support).",
+)  # fmt: skip
 def nclue_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels: Path | None, bootstrap: int, per_query: Path | None,
-    by: tuple[str, ...], pages: Path | None, category: Path | None,
+    by: tuple[str, ...], pages: Path | None, category: Path | None, manifest_out: Path | None,
+    evidence: Path | None, support_pages: int,
 ) -> None:  # fmt: skip
-    """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs."""
+    """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs;
+    page-level runs (doc_id#page) are scored as their documents' best pages, with Gold+Support."""
+    from evaudit.commands.score_pages import PageRuns, support_report, support_text
     from evaudit.output import emit_json
     from scorers.runs import nclue_report
     from scorers.runs.tables import nclue_text
 
+    files = [queries, qrels, pages, category, evidence]
+    if manifest_out is not None:
+        from evaudit.commands.score_manifest import check_score_manifest
+
+        check_score_manifest(manifest_out, project, files, runs, per_query)
     qids, n = _load_queries(queries, project)
     frame, source = _load_qrels(qrels, project, "--qrels")
     bound = _bind(qids, n, frame, source, k)
-    (scored,) = _score_run_files(runs, [bound], ties, as_json)
+    page_runs = PageRuns(set(frame["doc_id"]))
+    (scored,) = _score_run_files(runs, [bound], ties, as_json, page_runs)
     rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
     text = nclue_text(rep) if not as_json else ""
+    tagged = list(zip(scored, [_parse_run_spec(r)[1] for r in runs], strict=True))
+    support = support_report(page_runs, tagged, frame, dict(zip(qids, n, strict=True)),
+                             queries=queries, project=project, evidence=evidence, k=k,
+                             pages=support_pages)  # fmt: skip
+    if support is not None:
+        rep["gold_support"] = support.to_json()
+        text += "\n\n" + support_text(support) if not as_json else ""
     if category is not None:
         from evaudit.commands.score_robust import read_categories
         from scorers.runs.categories import category_report
@@ -297,7 +341,14 @@ def nclue_cmd(
         text += "\n\n" + sl.to_text()
     if per_query is not None:
         _write_per_query(per_query, bound, scored)
-    emit_json(rep) if as_json else click.echo(text)
+    rep["ties"] = ties
+    emit_json(rep) if as_json else click.echo(_tie_line(ties) + "\n" + text)
+    if manifest_out is not None:
+        from evaudit.commands.score_manifest import write_score_manifest
+
+        printed = rep if as_json else _tie_line(ties) + "\n" + text  # as echoed above
+        write_score_manifest(manifest_out, printed, as_json, project=project, files=files,
+                             runs=runs, per_query=per_query)  # fmt: skip
 
 
 @score.command("compare")
@@ -366,7 +417,8 @@ def compare_cmd(
                         pages=pages, bootstrap=bootstrap, seed=seed)  # fmt: skip
         rep["slices"] = sl.to_json()
         parts.append(sl.to_text())
-    emit_json(rep) if as_json else click.echo("\n\n".join(parts))
+    rep["ties"] = ties
+    emit_json(rep) if as_json else click.echo(_tie_line(ties) + "\n" + "\n\n".join(parts))
 
 
 @score.command("impact")
@@ -384,16 +436,27 @@ def compare_cmd(
     help="Keep queries the revision removed (no qrels left) in the after scores, as misses.",
 )  # fmt: skip
 @_bootstrap_opt
+@click.option(
+    "--trec-measures", "trec_measures", multiple=True, metavar="M1,M2,...",
+    help="Also report these trec_eval measures (as in `score trec`) before and after.",
+)  # fmt: skip
+@click.option(
+    "--trec-ties", type=click.Choice(["trec_eval", "file"]), default="trec_eval",
+    show_default=True, help="Tie rule of the --trec-measures values.",
+)  # fmt: skip
 def impact_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels_before: Path | None, qrels_after: Path, pairs: tuple[str, ...],
-    draws: int, metric: str, keep_removed: bool, bootstrap: int,
+    draws: int, metric: str, keep_removed: bool, bootstrap: int, trec_measures: tuple[str, ...],
+    trec_ties: str,
 ) -> None:  # fmt: skip
     """Every run under the qrels before and after a revision, ordering agreement, pair tests."""
+    from evaudit.commands.score_trec import measures_of
     from evaudit.output import emit_json
     from scorers.runs import impact_report, label_changes, removed_queries
     from scorers.runs.tables import impact_text
 
+    ms = measures_of(trec_measures) if trec_measures else []  # a bad name fails before any work
     qids, n = _load_queries(queries, project)
     fb, sb = _load_qrels(qrels_before, project, "--qrels-before")
     fa, sa = _load_qrels(qrels_after, None, "--qrels-after")
@@ -418,10 +481,26 @@ def impact_cmd(
                                   bootstrap=bootstrap, seed=seed)  # fmt: skip
     extra = impact_extras(before, after, sc_b, sc_a, by_source)
     rep.update(extra.to_json() | {"labels_changed": rep["labels_changed"]})
-    emit_json(rep) if as_json else click.echo(impact_text(rep) + "\n\n" + extra.to_text())
+    rep["ties"] = ties
+    text = _tie_line(ties) + "\n" + impact_text(rep) + "\n\n" + extra.to_text()
+    if ms:
+        from evaudit.commands.score_trec import trec_scores
+        from packet_builder.any_qrels import read_any_qrels
+        from scorers.trec_measures import TrecImpact
+
+        # Original-scale files as they are (BEIR qrels.tsv too); the project's otherwise.
+        ob = read_any_qrels(qrels_before) if qrels_before is not None else fb
+        tb = trec_scores(ob, runs, ms, trec_ties, set(qids))
+        ta = trec_scores(read_any_qrels(qrels_after), runs, ms, trec_ties, {q for q, _ in kept})
+        imp = TrecImpact(ties=trec_ties, measures=[m.name for m in ms], before=tb, after=ta)
+        rep["trec_measures"] = imp.to_json()
+        text += "\n\n" + imp.to_text()
+    emit_json(rep) if as_json else click.echo(text)
 
 
 COMMANDS: list[click.Command] = [score]
 
-# Registers `score sensitivity` and `score bound` on the group (that module imports this one).
+# Registers `score sensitivity`, `score bound`, `score trec` on the group (those modules import
+# this one).
 from evaudit.commands import score_robust as _score_robust  # noqa: E402, F401
+from evaudit.commands import score_trec as _score_trec  # noqa: E402, F401

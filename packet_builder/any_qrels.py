@@ -1,0 +1,96 @@
+"""Graded qrels of any classic form, for `evaudit score trec`: BEIR `qrels/<split>.tsv`
+(header `query-id corpus-id score`), TREC `qid iteration docno grade` (negative grades
+kept, as trec_eval reads them) or the project's graded_qrels JSONL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from packet_builder.beir import QRELS_HEADER
+from vocabulary.errors import InputError
+
+
+def _first_line(path: Path) -> str:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    return line
+    except OSError as exc:
+        raise InputError(f"cannot read qrels ({exc.strerror})", file=path) from exc
+    except UnicodeDecodeError:
+        raise InputError("qrels file is not UTF-8", file=path) from None
+    raise InputError("qrels file is empty", file=path)
+
+
+def _beir_tsv(path: Path) -> pd.DataFrame:
+    rows: list[tuple[str, str, int]] = []
+    seen: dict[tuple[str, str], int] = {}
+    with path.open(encoding="utf-8") as fh:
+        lines = enumerate(fh, start=1)
+        for _, line in lines:
+            if line.strip():
+                break  # the header, checked by the caller
+        for lineno, line in lines:
+            if not line.strip():
+                continue
+            parts = line.rstrip("\r\n").split("\t")
+            if len(parts) != 3 or not all(p.strip() for p in parts):
+                raise InputError(
+                    "expected query-id<TAB>corpus-id<TAB>score", file=path, line=lineno
+                )
+            try:
+                grade = int(parts[2])
+            except ValueError:
+                raise InputError(
+                    f"score {parts[2].strip()!r} is not an integer", file=path, line=lineno
+                ) from None
+            key = (parts[0].strip(), parts[1].strip())
+            if key in seen:
+                raise InputError(
+                    f"duplicate qrel for query {key[0]!r} and document {key[1]!r} "
+                    f"(first on line {seen[key]})",
+                    file=path,
+                    line=lineno,
+                )
+            seen[key] = lineno
+            rows.append((key[0], key[1], grade))
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade"])
+
+
+def read_any_qrels(path: str | Path) -> pd.DataFrame:
+    """(query_id, doc_id, grade) in file order; the form is told by the first line."""
+    path = Path(path)
+    first = _first_line(path)
+    if first.lstrip().startswith("{"):
+        from packet_builder.readers import read_qrels
+
+        return read_qrels(path)
+    if tuple(p.strip() for p in first.rstrip("\r\n").split("\t")) == QRELS_HEADER:
+        return _beir_tsv(path)
+    from packet_builder.trec import read_graded_qrels
+
+    return read_graded_qrels(path)[["query_id", "doc_id", "grade"]]
+
+
+def read_query_ids(path: str | Path) -> set[str]:
+    """Query ids of a BEIR queries.jsonl (`_id`), an n-Clue queries.jsonl (`query_id`)
+    or TREC topics (SGML/XML or TSV)."""
+    path = Path(path)
+    if _first_line(path).lstrip().startswith("{"):
+        from packet_builder.readers import json_lines
+
+        ids: set[str] = set()
+        for lineno, obj in json_lines(path):
+            qid = obj.get("_id", obj.get("query_id"))
+            if not isinstance(qid, str | int) or isinstance(qid, bool) or str(qid) == "":
+                raise InputError(
+                    "a query needs an `_id` (BEIR) or `query_id`", file=path, line=lineno
+                )
+            ids.add(str(qid))
+        return ids
+    from packet_builder.trec import read_topics
+
+    return {t.query_id for t in read_topics(path)}
