@@ -1,8 +1,9 @@
-"""The admin operations behind `agreement audit`, `integrity`, `repair plan` and `adjudicate`.
+"""The loaders the audit chain shares: the repair plan of an initial packet, the initial
+packet to use, one adjudication run (used by `services.repair`, `finalize_io` and the queue
+check), and `adjudicate` (still here; `agreement audit`, `integrity` and `repair plan` are
+use cases in `services/`).
 
-Each opens the project, loads records through `campaign_io`, calls the pure
-scorers/policies, and returns the JSON the command prints (and writes the
-queue file for `repair plan`).
+Each loads records through `campaign_io` and calls the pure scorers/policies.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from campaign.project import Project, open_project, write_json_atomic
+from campaign.project import Project, open_project
 from packet_builder.campaign_io import (
     RaterChoice,
     Streams,
@@ -23,28 +24,8 @@ from packet_builder.campaign_io import (
 from packet_builder.overrides_io import load_overrides
 from policies.adjudication import ConditionDecision, PairFinal, decide, final_grades, summary
 from policies.repair import RepairPlan, repair_plan
-from scorers.audit_tables import audit_report
-from scorers.integrity import integrity_report
 from scorers.responses import PacketInfo
 from vocabulary.errors import InputError
-
-
-def agreement_audit(root: Path, packet_name: str, raters: str | None) -> dict[str, Any]:
-    project = open_project(root)
-    packet = load_packet_info(project, packet_name)
-    streams = load_streams(project, packet)
-    choice = pick_raters(streams, raters, packet_name)
-    out = audit_report(packet, streams.all_responses, choice.names)
-    out.update(choice.to_json())
-    out["duplicate_streams"] = streams.duplicates
-    return out
-
-
-def integrity(root: Path, packet_name: str) -> dict[str, Any]:
-    project = open_project(root)
-    packet = load_packet_info(project, packet_name)
-    streams = load_streams(project, packet)
-    return integrity_report(packet, streams.all_responses, streams.read_problems)
 
 
 @dataclass(frozen=True)
@@ -66,45 +47,6 @@ def load_plan(project: Project, packet_name: str, raters: str | None) -> LoadedP
     choice = pick_raters(streams, raters, packet_name, exactly=2)
     plan = repair_plan(packet, streams.all_responses, choice.names)
     return LoadedPlan(packet, streams, plan, choice)
-
-
-def plan_json(plan: RepairPlan, choice: RaterChoice) -> dict[str, Any]:
-    return {
-        "source_packet": plan.source_packet,
-        **choice.to_json(),
-        **plan.counts(),
-        "incomplete": list(plan.incomplete),
-        "decisions": [
-            {
-                "item_id": p.item.item_id,
-                "query_id": p.item.query_id,
-                "doc_id": p.item.doc_id,
-                "n": p.item.n,
-                "grade": p.item.grade,
-                "grades": dict(zip(plan.raters, p.grades, strict=True)),
-                "action": p.action,
-                "new_grade": p.new_grade,
-                "unresolved": list(p.unresolved),
-                "locked": sorted(p.locked) if p.queued else [],
-                "page_adjudication": list(p.page_adjudication),
-                "consensus_grade": p.consensus_grade,
-            }
-            for p in plan.pairs
-        ],
-    }
-
-
-def repair(
-    root: Path, packet_name: str, raters: str | None, queue_out: Path | None
-) -> dict[str, Any]:
-    project = open_project(root)
-    loaded = load_plan(project, packet_name, raters)
-    out = plan_json(loaded.plan, loaded.raters)
-    out["duplicate_streams"] = loaded.streams.duplicates
-    if queue_out is not None:
-        write_json_atomic(queue_out, loaded.plan.queue())
-        out["queue"] = str(queue_out)
-    return out
 
 
 def resolve_initial(project: Project, initial: str | None) -> str | None:

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = (
     "evaudit",
     "audit_app",
+    "services",
     "packet_builder",
     "policies",
     "scorers",
@@ -29,7 +30,7 @@ REQUIRED = [
     *[(p, "evaudit") for p in PACKAGES if p != "evaudit"],
     *[(p, GENERATOR) for p in PACKAGES],
     ("scorers", "policies"),
-    *[(p, "audit_app") for p in ("scorers", "policies", "packet_builder")],
+    *[(p, "audit_app") for p in ("services", "scorers", "policies", "packet_builder")],
     *[(p, m) for p in ("scorers", "policies") for m in ("campaign", "duckdb")],
     *[
         (a, m)
@@ -74,6 +75,7 @@ def test_contracts_cover_every_forbidden_arrow() -> None:
         ("scorers/responses.py", "from policies import repair", "Scorers never import policies"),
         ("vocabulary/tables.py", "import evaudit.output", "Nothing imports the CLI package"),
         ("packet_builder/packets.py", "import audit_app.offline", "never imports the app"),
+        ("services/report.py", "import audit_app.admin", "never imports the app"),
         ("policies/repair.py", "import duckdb", "Scorers and policies stay pure"),
         ("audit_app/judging.py", "from campaign import store", "Annotator-facing modules"),
         ("packet_builder/build.py", "import sample_packets.construction", "generator is a tool"),

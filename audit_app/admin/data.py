@@ -20,6 +20,8 @@ from audit_app.session import ItemState, Packet, load_packet
 from campaign import journal
 from campaign.packets import list_packets, read_admin_key
 from campaign.project import Project
+from services.agreement import AgreementReport
+from services.integrity import IntegrityReport
 from vocabulary.errors import InputError
 from vocabulary.gates import check_condition
 from vocabulary.grades import derived_grade
@@ -169,71 +171,19 @@ def confusion_long(matrix: list[list[int]]) -> pd.DataFrame:
     )
 
 
-# (label, report key) of the proportions `agreement audit` reports, in the CLI's order.
-_PROPORTIONS = (
-    ("exact derived-grade agreement", "exact_grade_agreement"),
-    ("condition support agreement", "condition_agreement"),
-    ("page-set agreement", "page_set_agreement"),
-    ("unanimous conditions", "unanimous"),
-    ("positive votes", "positive_votes"),
-    ("quotes passing exact check", "quotes_exact"),
-    ("judged clear by all", "clear_by_all"),
-)
-_VALUES = (
-    ("linearly weighted grade kappa", "grade_kappa_linear"),
-    ("condition kappa", "condition_kappa"),
-    ("Fleiss kappa (support)", "fleiss_kappa"),
-)
+def agreement_rows(report: AgreementReport | dict[str, Any]) -> pd.DataFrame:
+    """The `agreement audit` report's `rows()` as a frame (proportions with their Wilson
+    interval, the kappas), values as they are: the labels live in the report."""
+    if isinstance(report, dict):
+        report = AgreementReport(report)
+    return pd.DataFrame(report.rows(), columns=list(report.columns))
 
 
-def agreement_rows(report: dict[str, Any]) -> pd.DataFrame:
-    """The `agreement audit` figures as one table: proportions with their Wilson interval
-    (where the report has one) and the kappas, values copied as they are (no recomputing)."""
-    rows: list[dict[str, Any]] = [
-        {"statistic": "pairs / conditions", "count": report["pairs"], "total": report["conditions"]}
-    ]
-
-    def prop(label: str, p: dict[str, Any]) -> dict[str, Any]:
-        lo, hi = p.get("wilson95") or (None, None)
-        total = p["total"]
-        rate = p.get("rate", p["count"] / total if total else None)
-        return {
-            "statistic": label,
-            "count": p["count"],
-            "total": total,
-            "rate": rate,
-            "wilson95 lo": lo,
-            "wilson95 hi": hi,
-        }
-
-    for label, key in _PROPORTIONS[:3]:
-        if key in report:
-            rows.append(prop(label, report[key]))
-    for label, key in _VALUES:
-        if key in report:
-            rows.append({"statistic": label, "value": report[key]})
-    for label, key in _PROPORTIONS[3:]:
-        if key in report:
-            rows.append(prop(label, report[key]))
-    for pair, p in (report.get("pairwise_agreement") or {}).items():
-        rows.append({**prop(f"agreement {pair}", p), "value": p.get("kappa")})
-    cols = ["statistic", "count", "total", "rate", "wilson95 lo", "wilson95 hi", "value"]
-    return pd.DataFrame(rows, columns=cols)
-
-
-def integrity_rows(report: dict[str, Any]) -> pd.DataFrame:
-    """One row per response stream of `evaudit integrity` (quotes as count and total)."""
-    rows = []
-    for name, s in report["streams"].items():
-        row = {"stream": name}
-        for key, value in s.items():
-            if key == "quotes_exact":
-                row["quotes exact"] = value["count"]
-                row["quotes total"] = value["total"]
-            else:
-                row[key] = value
-        rows.append(row)
-    return pd.DataFrame(rows)
+def integrity_rows(report: IntegrityReport | dict[str, Any]) -> pd.DataFrame:
+    """The `integrity` report's `rows()` as a frame: one row per response stream."""
+    if isinstance(report, dict):
+        report = IntegrityReport(report)
+    return pd.DataFrame(report.rows())
 
 
 def progress_timeline(project: Project, packet_id: str) -> pd.DataFrame:

@@ -14,6 +14,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pandas as pd
 
+from services.integrity import IntegrityReport
+
 # Integer-valued figures; shown without decimals even when a gap makes the column float.
 COUNT_COLUMNS = ("count", "total", "quotes exact", "quotes total")
 
@@ -62,30 +64,11 @@ def number_formats(table: pd.DataFrame) -> dict[str, str]:
     return out
 
 
-def integrity_line(report: dict[str, Any]) -> str:
-    """One sentence that says ok or names what is wrong (never 'problems found (none ...)')."""
-    streams = ", ".join(report.get("streams_after_collapse") or report["streams"])
-    if report["ok"]:
-        return (
-            "Integrity ok: no structural or page-pool errors, every quote is exact "
-            f"(streams after collapsing duplicates: {streams})."
-        )
-    wrong = []
-    for name, s in report["streams"].items():
-        parts = [
-            f"{s[key]} {label}"
-            for key, label in (
-                ("structural_errors", "structural errors"),
-                ("page_pool_errors", "page-pool errors"),
-            )
-            if s.get(key)
-        ]
-        q = s.get("quotes_exact") or {}
-        if q.get("count") != q.get("total"):
-            parts.append(f"{q.get('total', 0) - q.get('count', 0)} quotes not exact")
-        if parts:
-            wrong.append(f"{name}: {', '.join(parts)}")
-    return "Integrity problems: " + ("; ".join(wrong) or "see the table") + "."
+def integrity_line(report: IntegrityReport | dict[str, Any]) -> str:
+    """One sentence that says ok or names what is wrong (`IntegrityReport.line`)."""
+    if isinstance(report, dict):
+        report = IntegrityReport(report)
+    return report.line()
 
 
 def zone_of(name: str | None) -> tzinfo:

@@ -1,8 +1,9 @@
 """Admin pages (behind the admin password): progress, agreement, unblinded table, plots, downloads.
 
 Only wiring: every table and figure comes from `audit_app.admin.data` (how it reads:
-`audit_app.admin.display`), and the agreement and integrity figures from the scorers
-through `audit_app.admin.agreement_hook`.
+`audit_app.admin.display`), and the agreement and integrity tables are the `rows()` of the
+services' reports (`services.agreement`, `services.integrity`) through
+`audit_app.admin.agreement_hook`.
 """
 
 from __future__ import annotations
@@ -106,9 +107,10 @@ def _agreement(project: Project, packet_id: str) -> None:
     summary = data.agreement_summary(project, packet_id, choice.raters)
     for note in summary.notes:
         st.info(note)
-    report = summary.agreement
-    if report is not None:
-        names = ", ".join(report["raters"])
+    agreement = summary.agreement
+    if agreement is not None:
+        report = agreement.to_json()
+        names = ", ".join(agreement.raters)
         st.markdown(f"#### Agreement of {names} on packet {packet_id}")
         st.caption(
             f"{display.raters_line(report)} {report['pairs']} of {report['items_in_packet']} "
@@ -117,16 +119,16 @@ def _agreement(project: Project, packet_id: str) -> None:
             + (f" --raters {choice.raters}" if choice.raters else "")
             + " --json`."
         )
-        _table(data.agreement_rows(report), key="agr_table")
-        for group in report.get("duplicate_streams") or []:
+        _table(data.agreement_rows(agreement), key="agr_table")
+        for group in agreement.duplicate_streams:
             st.warning(f"Identical streams (one stream counted twice): {', '.join(group)}")
-        if "confusion" in report:
-            _confusion(report["confusion"], *report["raters"])
+        if agreement.confusion is not None:
+            _confusion(agreement.confusion, *agreement.raters)
     integ = summary.integrity
     if integ is not None:
         st.markdown("#### Integrity per response stream")
         _table(data.integrity_rows(integ), key="int_table")
-        st.caption(display.integrity_line(integ))
+        st.caption(integ.line())
     _label_error(project, packet_id)
 
 

@@ -5,7 +5,6 @@ agreement audit -> repair plan -> packet build --kind adjudication -> adjudicate
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import click
 
 from evaudit.output import emit_json
+from services.report import num as _num
 from vocabulary.tables import table
 
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
@@ -25,26 +25,6 @@ _RATERS = click.option(
     help="Comma-separated response streams (annotator names), e.g. A,E. Default: every stream "
     "with answers (duplicates collapsed); the output says which were used and why.",
 )
-
-
-def _finite(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _pct(prop: dict[str, Any]) -> str:
-    """count/total (rate) [Wilson]; an undefined rate (nothing counted) prints n/a, as JSON null."""
-    lo, hi = prop.get("wilson95") or [None, None]
-    ci = ""
-    if isinstance(lo, int | float) and isinstance(hi, int | float) and _finite(lo) and _finite(hi):
-        ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]%"
-    rate = prop.get("rate", prop["count"] / prop["total"] if prop["total"] else None)
-    rate_s = f"{100 * rate:.1f}%" if isinstance(rate, int | float) and _finite(rate) else "n/a"
-    return f"{prop['count']}/{prop['total']} ({rate_s}){ci}"
-
-
-def _num(x: Any) -> str:
-    """A statistic; undefined (NaN, None: e.g. a kappa with one category) prints n/a."""
-    return f"{x:.3f}" if _finite(x) else "n/a"
 
 
 def _raters_line(out: dict[str, Any], word: str = "raters") -> str:
@@ -119,42 +99,11 @@ def agreement_estimate(directory: Path, packet: str, as_json: bool) -> None:
 @_JSON
 def agreement_audit(directory: Path, packet: str, raters: str | None, as_json: bool) -> None:
     """The audit table of "Do Current Retrievers Cover All the Evidence?" (supplement) for PACKET: derived grades, kappas, page sets, strata."""
-    from packet_builder.audit_ops import agreement_audit as run
+    from campaign.project import open_project
+    from services.agreement import agreement_audit as run
 
-    out = run(directory, packet, raters)
-    if as_json:
-        emit_json(out)
-        return
-    click.echo(_raters_line(out))
-    rows: list[list[Any]] = [
-        ["pairs / conditions", f"{out['pairs']} / {out['conditions']}"],
-        [
-            "incomplete pairs (not finished by every rater)",
-            f"{out['incomplete_pairs']} of {out['items_in_packet']}",
-        ],
-    ]
-    if "exact_grade_agreement" in out:
-        rows += [
-            ["exact derived-grade agreement", _pct(out["exact_grade_agreement"])],
-            ["linearly weighted grade kappa", _num(out["grade_kappa_linear"])],
-            ["condition support agreement", _pct(out["condition_agreement"])],
-            ["condition kappa", _num(out["condition_kappa"])],
-            ["page-set agreement", _pct(out["page_set_agreement"])],
-        ]
-    else:
-        rows += [
-            ["unanimous conditions", _pct(out["unanimous"])],
-            ["Fleiss kappa", _num(out["fleiss_kappa"])],
-        ]
-        rows += [[f"agreement {k}", _pct(v)] for k, v in out["pairwise_agreement"].items()]
-    rows.append(["quotes passing exact check", _pct(out["quotes_exact"])])
-    rows.append(["judged clear by all", _pct(out["clear_by_all"])])
-    click.echo(table(rows, ["statistic", "result"]))
-    if "confusion" in out:
-        r1, r2 = out["raters"]
-        click.echo(f"\ngrade confusion (rows: {r1}, columns: {r2})")
-        mat = out["confusion"]
-        click.echo(table([[g, *r] for g, r in enumerate(mat)], ["", *map(str, range(len(mat)))]))
+    report = run(open_project(directory), packet, raters)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @click.command()
@@ -167,38 +116,13 @@ def integrity(directory: Path, packet: str, as_json: bool) -> None:
     Exit code 1 when it finds a problem (`ok` false: a structural or page-pool error, or a
     quote that fails the exact check), after printing the report; 0 when `ok`.
     """
-    from packet_builder.audit_ops import integrity as run
+    from campaign.project import open_project
+    from services.integrity import integrity as run
 
-    out = run(directory, packet)
-    if as_json:
-        emit_json(out)
-        if not out["ok"]:
-            sys.exit(1)
-        return
-    rows = [
-        [
-            name,
-            s["positives"],
-            s["negatives"],
-            s["selected_pages"],
-            f"{s['quotes_exact']['count']}/{s['quotes_exact']['total']}",
-            s["structural_errors"],
-            s["page_pool_errors"],
-        ]
-        for name, s in out["streams"].items()
-    ]
-    click.echo(
-        table(
-            rows,
-            ["stream", "positive", "negative", "pages", "quotes exact", "structural", "page-pool"],
-        )
-    )
-    for group in out["duplicate_streams"]:
-        click.echo(f"duplicate streams (collapsed to {group[0]}): {', '.join(group)}")
-    if not out["ok"]:
-        click.echo("problems found: see the structural, page-pool and quotes columns")
+    report = run(open_project(directory), packet)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    if not report.ok:
         sys.exit(1)
-    click.echo("ok: no structural or page-pool error, every quote exact")
 
 
 @click.group()
@@ -220,35 +144,11 @@ def repair_plan(
     directory: Path, packet: str, raters: str | None, queue_out: Path | None, as_json: bool
 ) -> None:
     """Accept the two raters' consensus increases; queue splits and decreases for adjudication."""
-    from packet_builder.audit_ops import repair as run
+    from campaign.project import open_project
+    from services.repair import repair_plan as run
 
-    out = run(directory, packet, raters, queue_out)
-    if as_json:
-        emit_json(out)
-        return
-    a, e = out["raters"]
-    un = out["unresolved_conditions"]
-    click.echo(_raters_line(out))
-    rows = [
-        [f"{a}+{e} consensus increases accepted", out["accepted_increases"]],
-        [f"{a}/{e} grade split pairs", out["split_pairs"]],
-        [f"{a}+{e} consensus decrease pairs", out["decrease_pairs"]],
-        ["queued pairs", out["queued_pairs"]],
-        [
-            "unresolved conditions (split / both negative)",
-            f"{un['total']} ({un['split']} / {un['both_negative']})",
-        ],
-        ["locked conditions", out["locked_conditions"]],
-        ["locked conditions opened for page adjudication", out["page_adjudication_conditions"]],
-        ["grade splits through the distinct-page gate only", out["gate_only_splits"]],
-        [
-            f"incomplete pairs (not finished by {a} and {e})",
-            f"{out['incomplete_pairs']} of {out['pairs'] + out['incomplete_pairs']}",
-        ],
-    ]
-    click.echo(table(rows, ["repair plan", "count"]))
-    if queue_out:
-        click.echo(f"queue written to {queue_out}")
+    report = run(open_project(directory), packet, raters, queue_out)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @click.command()

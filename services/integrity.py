@@ -1,0 +1,98 @@
+"""`evaudit integrity` and the admin page's integrity table: one use case, one report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from campaign.project import Project
+from packet_builder.campaign_io import load_packet_info, load_streams
+from scorers.integrity import integrity_report
+from vocabulary.tables import table
+
+# (row key, CLI column header) of the text table, in order.
+_COLUMNS = (
+    ("stream", "stream"),
+    ("positives", "positive"),
+    ("negatives", "negative"),
+    ("selected_pages", "pages"),
+    ("quotes exact", "quotes exact"),
+    ("structural_errors", "structural"),
+    ("page_pool_errors", "page-pool"),
+)
+
+
+@dataclass(frozen=True)
+class IntegrityReport:
+    """Per response stream: positives, pages, exact quotes, errors. `body` is `--json`."""
+
+    body: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.body["ok"])
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per stream, every figure of the report (quotes as count and total)."""
+        out = []
+        for name, s in self.body["streams"].items():
+            row: dict[str, Any] = {"stream": name}
+            for key, value in s.items():
+                if key == "quotes_exact":
+                    row["quotes exact"] = value["count"]
+                    row["quotes total"] = value["total"]
+                else:
+                    row[key] = value
+            out.append(row)
+        return out
+
+    def line(self) -> str:
+        """One sentence that says ok or names what is wrong (never 'problems found (none)')."""
+        streams = ", ".join(self.body.get("streams_after_collapse") or self.body["streams"])
+        if self.ok:
+            return (
+                "Integrity ok: no structural or page-pool errors, every quote is exact "
+                f"(streams after collapsing duplicates: {streams})."
+            )
+        wrong = []
+        for name, s in self.body["streams"].items():
+            parts = [
+                f"{s[key]} {label}"
+                for key, label in (
+                    ("structural_errors", "structural errors"),
+                    ("page_pool_errors", "page-pool errors"),
+                )
+                if s.get(key)
+            ]
+            q = s.get("quotes_exact") or {}
+            if q.get("count") != q.get("total"):
+                parts.append(f"{q.get('total', 0) - q.get('count', 0)} quotes not exact")
+            if parts:
+                wrong.append(f"{name}: {', '.join(parts)}")
+        return "Integrity problems: " + ("; ".join(wrong) or "see the table") + "."
+
+    def table(self) -> str:
+        cells = [
+            [
+                f"{r['quotes exact']}/{r['quotes total']}" if key == "quotes exact" else r[key]
+                for key, _ in _COLUMNS
+            ]
+            for r in self.rows()
+        ]
+        parts = [table(cells, [head for _, head in _COLUMNS])]
+        for group in self.body["duplicate_streams"]:
+            parts.append(f"duplicate streams (collapsed to {group[0]}): {', '.join(group)}")
+        if self.ok:
+            parts.append("ok: no structural or page-pool error, every quote exact")
+        else:
+            parts.append("problems found: see the structural, page-pool and quotes columns")
+        return "\n".join(parts)
+
+
+def integrity(project: Project, packet_name: str) -> IntegrityReport:
+    packet = load_packet_info(project, packet_name)
+    streams = load_streams(project, packet)
+    return IntegrityReport(integrity_report(packet, streams.all_responses, streams.read_problems))
