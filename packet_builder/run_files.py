@@ -80,6 +80,17 @@ def read_run_columns(path: Path) -> tuple[pa.Array, pa.Array, np.ndarray, str]:
     )
 
 
+def is_page_run(doc_ids: Any) -> bool:
+    """Every docno is DOC_ID#PAGE with a page number >= 1 (a page-level run, docs/formats.md)."""
+    import pandas as pd
+
+    arr = np.asarray(doc_ids, dtype=object)
+    if not len(arr) or PAGE_SEP not in str(arr[0]):  # a document run is told at once
+        return False
+    docnos = pd.Series(arr, dtype=object).astype(str)
+    return bool(docnos.str.fullmatch(r".+#0*[1-9][0-9]*").all())
+
+
 def split_page_ids(doc_ids: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
     """`doc_id#page` docnos as (doc ids, 1-based page numbers); the last '#' splits.
 

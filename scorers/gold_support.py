@@ -138,3 +138,36 @@ def gold_support(
         by_position={j: pos_cov[j] / pos_pairs[j] for j in sorted(pos_pairs)},
         queries_in_run=sum(1 for q in conditions if q in ranked_pages),
     )
+
+
+def document_rows(query_id: Sequence[str], doc_id: Sequence[str], score: Any) -> np.ndarray:
+    """Row indices of each (query, document)'s best page, in page-rank order (score
+    descending, equal scores in file order): a page-level run as the document run of
+    the same rule (page MaxSim), so file-order ties rank documents as ``page_sets`` does."""
+    sc = np.asarray(score, dtype=np.float64)
+    order = np.lexsort((np.arange(len(sc)), -sc))
+    seen: set[tuple[str, str]] = set()
+    keep = []
+    for i in order:
+        key = (query_id[i], doc_id[i])
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    return np.asarray(keep, dtype=np.int64)
+
+
+def run_support(
+    query_id: Sequence[str],
+    doc_id: Sequence[str],
+    page: Sequence[int],
+    score: Any,
+    conditions: Mapping[str, Sequence[str]],
+    gold: Mapping[str, set[str]],
+    evidence: Mapping[tuple[str, str, str], set[int]],
+    *,
+    k: int = 10,
+    pages: int = 3,
+) -> SupportScores:
+    """Gold+Support@k of one page-level run (`runs support` and `score nclue` both call this)."""
+    return gold_support(page_sets(query_id, doc_id, page, score, pages), conditions, gold,
+                        evidence, k=k)  # fmt: skip

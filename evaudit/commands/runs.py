@@ -205,7 +205,7 @@ def support_cmd(
     from evaudit.output import emit_json
     from packet_builder.readers import read_evidence, read_queries
     from packet_builder.run_files import split_page_ids
-    from scorers.gold_support import SupportReport, gold_support, page_sets
+    from scorers.gold_support import SupportReport, run_support
     from vocabulary.tables import table
 
     parsed = read_queries(queries_file)
@@ -219,8 +219,8 @@ def support_cmd(
     for run, (_, path) in zip(_read_runs(run_specs), specs, strict=True):
         docs, page_nos = split_page_ids(run.doc_id.to_pylist(), str(path))
         qids = run.query_id.to_pylist()
-        ranked = page_sets(qids, docs.tolist(), page_nos.tolist(), run.score, pages)
-        scores[run.name] = gold_support(ranked, conditions, gold, ev, k=k)
+        scores[run.name] = run_support(qids, docs.tolist(), page_nos.tolist(), run.score,
+                                       conditions, gold, ev, k=k, pages=pages)  # fmt: skip
     report = SupportReport(k, pages, len(conditions), scores)
     if as_json:
         emit_json(report.to_json())
