@@ -25,6 +25,7 @@ from typing import Any
 
 from campaign import store
 from campaign.project import Project, now_iso
+from packet_builder.corpus_manifest import ManifestReport, check_manifest
 from packet_builder.corpus_pages import DocPages
 from packet_builder.ingest_formats import (
     collect_beir,
@@ -49,9 +50,11 @@ class IngestReport:
     repaired: list[dict[str, str]] = field(default_factory=list)  # {"file", "warning"}, kept
     # source -> documents, pages expected/extracted and rate of what this ingest wrote
     extraction: dict[str, dict[str, Any]] = field(default_factory=dict)
+    manifest: ManifestReport | None = None  # with --manifest: files that differ or are missing
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        extra = {"manifest": self.manifest.to_json()} if self.manifest is not None else {}
+        return extra | {
             "documents": self.documents,
             "pages": self.pages,
             "skipped": self.skipped,
@@ -353,17 +356,32 @@ def ingest(
     workers: int | None = None,
     progress: Progress = no_progress,
     strict: bool = False,
+    manifest: Path | None = None,
 ) -> IngestReport:
     """Ingest one source. `strict`: any skipped or repaired file is an error, and then
     nothing is written (the check runs before the one store transaction). `source` names
-    the documents' source for the extraction gate (packet_builder.source_gate)."""
+    the documents' source for the extraction gate (packet_builder.source_gate).
+    `manifest`: check the local files against (doc_id, url, sha256) rows first
+    (packet_builder.corpus_manifest); with `strict` a finding is an error."""
     given = (pdf_dir, ocr_dir, pages_file, beir_dir, trec_docs, mineru_dir)
     if sum(s is not None for s in given) != 1:
         raise InputError(
             "give exactly one of --pdf-dir, --ocr-dir, --pages, --beir, --trec-docs, --mineru"
         )
-    known = _known_hashes(project)
     report = IngestReport()
+    if manifest is not None:
+        # Checked before anything is read or written, so --strict leaves the store as it was.
+        given_path = next(s for s in given if s is not None)
+        base = given_path if given_path.is_dir() else given_path.parent
+        report.manifest = check_manifest(manifest, pdf_dir=pdf_dir, base=base)
+        if strict and not report.manifest.ok:
+            raise InputErrors(
+                [
+                    InputError(what, file=file, hint="fetch the file again or fix the manifest")
+                    for file, what in report.manifest.findings()
+                ]
+            )
+    known = _known_hashes(project)
     docs: Iterable[DocPages]
     if pdf_dir is not None:
         n_workers = workers or max(1, min(os.cpu_count() or 1, 8))

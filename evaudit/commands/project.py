@@ -124,9 +124,16 @@ def init(
     "--workers", type=click.IntRange(min=1), help="Extraction processes (default: all cores)."
 )
 @click.option(
+    "--manifest",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Corpus manifest (JSONL or TSV: doc_id, url, sha256[, file]): report every local "
+    "file whose SHA-256 differs or that is missing.",
+)
+@click.option(
     "--strict",
     is_flag=True,
-    help="Any skipped or repaired PDF is an error (exit 2) and nothing is written.",
+    help="Any skipped or repaired PDF, or any --manifest finding, is an error (exit 2) and "
+    "nothing is written.",
 )
 @_JSON
 def ingest(
@@ -139,6 +146,7 @@ def ingest(
     mineru_dir: Path | None,
     source: str,
     workers: int | None,
+    manifest: Path | None,
     strict: bool,
     as_json: bool,
 ) -> None:
@@ -162,10 +170,13 @@ def ingest(
         workers=workers,
         progress=progress_bar(quiet=as_json),
         strict=strict,
+        manifest=manifest,
     )
     if as_json:
         emit_json(report.to_json())
         return
+    if report.manifest is not None:
+        click.echo(report.manifest.to_text())
     click.echo(
         f"ingested {report.documents} documents ({report.pages} pages); "
         f"{report.unchanged} unchanged; {len(report.skipped)} skipped"
