@@ -141,3 +141,53 @@ def test_page_sets_keep_distinct_pages_in_rank_order_with_stable_ties() -> None:
     got = page_sets(*(list(c) for c in zip(*rows, strict=True)), pages=3)
     # Ties at 5.0 keep file order: A#2, B#1, A#3; A's repeated page 2 is counted once.
     assert got == {"q": [("A", [2, 3, 1]), ("B", [1])]}
+
+
+def _write_case(tmp_path: Path, seed: int) -> tuple[dict, dict, dict, list]:
+    """The random case as files: queries (n = number of conditions), qrels with gold at
+    grade n and partials, evidence, and a page-level run (doc#page) in shuffled file order."""
+    conditions, gold, evidence, rows = _random_case(seed)
+    with (tmp_path / "q.jsonl").open("w") as fh:
+        for q, conds in conditions.items():
+            fh.write(json.dumps({"query_id": q, "text": "t", "conditions": [
+                {"condition_id": c, "name": c, "requirement": "r"} for c in conds]}) + "\n")  # fmt: skip
+    with (tmp_path / "qrels.txt").open("w") as fh:
+        for q, conds in conditions.items():
+            for d in sorted(gold[q]):
+                fh.write(f"{q} 0 {d} {len(conds)}\n")
+            if len(conds) > 1:
+                fh.write(f"{q} 0 partial{q} 1\n")
+    with (tmp_path / "ev.jsonl").open("w") as fh:
+        for (q, d, c), pages in sorted(evidence.items()):
+            fh.write(json.dumps({"query_id": q, "doc_id": d, "condition_id": c,
+                                 "pages": sorted(pages)}) + "\n")  # fmt: skip
+    with (tmp_path / "pages.trec").open("w") as fh:
+        for i, (q, d, p, s) in enumerate(rows):
+            fh.write(f"{q} Q0 {d}#{p} {i + 1} {s} vis\n")
+    return conditions, gold, evidence, rows
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_score_nclue_reports_gold_support_of_a_page_level_run(tmp_path: Path, seed: int) -> None:
+    conditions, gold, evidence, rows = _write_case(tmp_path, seed)
+    common = ["--queries", tmp_path / "q.jsonl", "--qrels", tmp_path / "qrels.txt"]
+    rep = json.loads(run_cli("score", "nclue", *common, "--evidence", tmp_path / "ev.jsonl",
+                             "--run", tmp_path / "pages.trec", "--bootstrap", "0",
+                             "--json").stdout)  # fmt: skip
+    success, hit, covered, pairs = _brute(conditions, gold, evidence, rows, 10, 3)
+    gs = rep["gold_support"]["runs"]["vis"]
+    assert gs["counts"]["gold_support"] == success and gs["counts"]["gold_hit"] == hit
+    assert (gs["counts"]["covered_pairs"], gs["counts"]["condition_pairs"]) == (covered, pairs)
+    assert gs["gold_support"] == success / 40
+    # The n-Clue measures score documents (each at its best page), so Gold Hit agrees
+    # with the brute-force loop's gold-in-top-10 count, and matches `runs support`.
+    assert rep["runs"]["vis"]["gold_hit"] == hit / 40 == gs["gold_hit"]
+    sup = json.loads(run_cli("runs", "support", *common, "--evidence", tmp_path / "ev.jsonl",
+                             "--run", tmp_path / "pages.trec", "--json").stdout)  # fmt: skip
+    assert sup["runs"]["vis"] == gs
+    text = run_cli("score", "nclue", *common, "--evidence", tmp_path / "ev.jsonl", "--run",
+                   tmp_path / "pages.trec", "--bootstrap", "0").stdout  # fmt: skip
+    assert "Gold+Support@10" in text
+    # Without evidence, a page-level run is refused with the fix named.
+    res = run_cli("score", "nclue", *common, "--run", tmp_path / "pages.trec", expect=2)
+    assert "page-level run" in res.stderr and "--evidence" in res.stderr
