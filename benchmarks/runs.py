@@ -17,7 +17,8 @@ Composition: 1,000 queries x 2-4 conditions x 100 documents per condition
 list; `scorers.compose.compose` (product) against the same rules written as a
 per-query Python loop (tests/test_runs_compose.py's reference, in-process).
 
-Run: .venv/bin/python benchmarks/runs.py [REPEATS=3]  (best of REPEATS, interleaved)
+Run: .venv/bin/python benchmarks/scoring.py fusion|composition [REPEATS=3] (or this file
+for both; best of REPEATS, interleaved)
 """
 
 from __future__ import annotations

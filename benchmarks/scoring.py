@@ -19,7 +19,16 @@ so both tools rank identically). Then times, in this one process:
   promotion set of <= 3 judged subsets of the top-10 union (baseline; 8 of the
   contrasts, scaled to 69).
 
-Run: .venv/bin/python benchmarks/scoring.py [REPEATS=3]  (best of REPEATS, interleaved)
+Subcommands (benchmarks/runs.py holds their code and its docstring the method):
+
+* `fusion`: `evaudit runs fuse` (RRF k = 60, depth 100) of 70 runs x 1,000 queries
+  against ranx's fuse on the same files, each end to end as its own process
+  (target >= 5x);
+* `composition`: `scorers.compose.compose` (product) on 1,000 queries x 2-4
+  condition lists x 100 documents against the same rules as a per-query Python loop.
+
+Run: .venv/bin/python benchmarks/scoring.py [fusion|composition] [REPEATS=3]
+(best of REPEATS, interleaved; without a subcommand, the scoring benchmark above)
 """
 
 from __future__ import annotations
@@ -164,6 +173,16 @@ def _timed(fn, *args):  # type: ignore[no-untyped-def]
 def main() -> None:
     from scorers.runs import compare_report, nclue_report
 
+    if len(sys.argv) > 1 and sys.argv[1] in ("fusion", "composition"):
+        from benchmarks import runs as run_ops  # fusion and composition live there
+
+        reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+        if sys.argv[1] == "fusion":
+            with tempfile.TemporaryDirectory(prefix="evaudit-bench-runs-") as tmp:
+                run_ops.fusion(Path(tmp), reps)
+        else:
+            run_ops.composition(reps)
+        return
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     with tempfile.TemporaryDirectory(prefix="evaudit-bench-") as tmp:
         t = time.perf_counter()
