@@ -9,6 +9,18 @@ Targets (issue 2): 2 workers >= 1.6x the baseline; 1 worker >= 0.9x.
 
 Without --pdf-dir it uses the PDFs of the Debian texlive documentation packages
 (installed by benchmarks/make_corpus.py).
+
+    .venv/bin/python benchmarks/ingest.py --beir 1000000 [--baseline-limit N]
+
+BEIR mode (issue 17): a generated BEIR corpus.jsonl of N short passages. Project:
+`evaudit init` + `evaudit ingest P --beir DIR --json` timed as whole processes
+(interpreter start and imports included). Baseline, in the same run: read the JSONL
+with the stdlib (`json.loads` per line, title and text joined as BEIR does) and
+insert (doc_id, page, text) rows with DuckDB's `executemany` in one transaction;
+its rate is measured on the first --baseline-limit passages (executemany's cost
+per row is flat, and the full 1M would take many minutes). Targets: >= 5x the
+baseline's passages/s and under 60 s for the ingest. Files live under /tmp and
+are deleted after; the load average is printed.
 """
 
 from __future__ import annotations
@@ -80,11 +92,115 @@ def project_ingest(pdf_dir: Path, workdir: Path, workers: int) -> tuple[int, flo
     return report.pages, time.perf_counter() - t0
 
 
+WORDS = [
+    "retrieval",
+    "evidence",
+    "passage",
+    "corpus",
+    "query",
+    "relevance",
+    "judgment",
+    "table",
+    "figure",
+    "method",
+    "result",
+    "model",
+    "training",
+    "data",
+    "score",
+    "rank",
+    "document",
+    "section",
+    "page",
+    "claim",
+    "support",
+    "neural",
+    "sparse",
+    "dense",
+]
+
+
+def make_beir(folder: Path, n: int) -> int:
+    """A BEIR folder of n short generated passages (about 25 words each); returns bytes."""
+    import json
+    import random
+
+    rng = random.Random(17)
+    (folder / "qrels").mkdir(parents=True)
+    with (folder / "corpus.jsonl").open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            words = rng.choices(WORDS, k=25)
+            obj = {"_id": f"p{i}", "title": " ".join(words[:4]), "text": " ".join(words[4:])}
+            fh.write(json.dumps(obj) + "\n")
+    (folder / "queries.jsonl").write_text('{"_id": "q0", "text": "evidence"}\n')
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq0\tp0\t1\n")
+    return (folder / "corpus.jsonl").stat().st_size
+
+
+def stdlib_executemany(corpus: Path, db: Path, limit: int) -> tuple[int, float]:
+    import json
+
+    import duckdb
+
+    t0 = time.perf_counter()
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE pages (doc_id VARCHAR, page INTEGER, text VARCHAR)")
+    rows = []
+    with corpus.open(encoding="utf-8") as fh:
+        for line in fh:
+            obj = json.loads(line)
+            title, text = obj.get("title") or "", obj.get("text") or ""
+            rows.append((obj["_id"], 1, f"{title} {text}".strip()))  # BEIR's own join
+            if len(rows) == limit:
+                break
+    con.execute("BEGIN")
+    con.executemany("INSERT INTO pages VALUES (?, ?, ?)", rows)
+    con.execute("COMMIT")
+    con.close()
+    return len(rows), time.perf_counter() - t0
+
+
+def beir_main(n: int, baseline_limit: int) -> None:
+    import json
+    import os
+
+    cli = [sys.executable, "-m", "evaudit.cli"]
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        work = Path(tmp)
+        size = make_beir(work / "beir", n)
+        print(f"load average before: {os.getloadavg()}")
+        print(f"BEIR corpus: {n} passages, {size / 1e6:.0f} MB")
+        base_n, base_s = stdlib_executemany(
+            work / "beir" / "corpus.jsonl", work / "base.duckdb", min(n, baseline_limit)
+        )
+        base_rate = base_n / base_s
+        t0 = time.perf_counter()
+        subprocess.run([*cli, "init", str(work / "p"), "--admin-password", "bench-password-1"],
+                       check=True, capture_output=True)  # fmt: skip
+        out = subprocess.run([*cli, "ingest", str(work / "p"), "--beir", str(work / "beir"),
+                              "--json"], check=True, capture_output=True, text=True)  # fmt: skip
+        ing_s = time.perf_counter() - t0
+        docs = json.loads(out.stdout)["documents"]
+        print(f"load average after: {os.getloadavg()}")
+    rate = docs / ing_s
+    print(f"baseline stdlib json + DuckDB executemany ({base_n} passages): "
+          f"{base_rate:10.0f} passages/s ({base_s:.1f} s)")  # fmt: skip
+    print(f"evaudit init + ingest --beir, whole processes ({docs} passages): "
+          f"{rate:10.0f} passages/s ({ing_s:.1f} s)  ratio {rate / base_rate:.1f}x "
+          f"(target >= 5x, < 60 s)")  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=0, help="Use only the first N PDFs (0 = all).")
     ap.add_argument("--pdf-dir", type=Path, help="A folder of PDFs instead of the texlive corpus.")
+    ap.add_argument("--beir", type=int, metavar="N", help="BEIR mode: N generated passages.")
+    ap.add_argument("--baseline-limit", type=int, default=100_000,
+                    help="BEIR mode: passages the executemany baseline is timed on.")  # fmt: skip
     args = ap.parse_args()
+    if args.beir:
+        beir_main(args.beir, args.baseline_limit)
+        return
     files = sorted(args.pdf_dir.glob("*.pdf")) if args.pdf_dir else texlive_pdfs()
     if args.limit:
         files = files[: args.limit]
