@@ -1,7 +1,6 @@
 """The loaders the audit chain shares: the repair plan of an initial packet, the initial
-packet to use, one adjudication run (used by `services.repair`, `finalize_io` and the queue
-check), and `adjudicate` (still here; `agreement audit`, `integrity` and `repair plan` are
-use cases in `services/`).
+packet to use, one adjudication run. The use cases that call them live in `services/`
+(`repair`, `adjudicate`, `finalize`); `finalize_io` and the queue check use them too.
 
 Each loads records through `campaign_io` and calls the pure scorers/policies.
 """
@@ -9,10 +8,8 @@ Each loads records through `campaign_io` and calls the pure scorers/policies.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from campaign.project import Project, open_project
+from campaign.project import Project
 from packet_builder.campaign_io import (
     RaterChoice,
     Streams,
@@ -22,7 +19,7 @@ from packet_builder.campaign_io import (
     pick_raters,
 )
 from packet_builder.overrides_io import load_overrides
-from policies.adjudication import ConditionDecision, PairFinal, decide, final_grades, summary
+from policies.adjudication import ConditionDecision, PairFinal, decide, final_grades
 from policies.repair import RepairPlan, repair_plan
 from scorers.responses import PacketInfo
 from vocabulary.errors import InputError
@@ -97,43 +94,3 @@ def run_adjudication(
         locked = {(p.item.query_id, p.item.doc_id): p.locked for p in plan.pairs if p.queued}
         finals = final_grades(decisions, locked)
     return Adjudicated(packet, decisions, finals, streams, voters)
-
-
-def adjudicate(
-    root: Path,
-    packet_name: str,
-    tiebreak: str | None,
-    raters: str | None,
-    initial: str | None,
-    initial_raters: str | None,
-) -> dict[str, Any]:
-    project = open_project(root)
-    packet = load_packet_info(project, packet_name)
-    plan = None
-    if not all(it.full for it in packet.items):
-        init = resolve_initial(project, initial)
-        if init is not None:
-            plan = load_plan(project, init, initial_raters).plan
-    adj = run_adjudication(project, packet_name, tiebreak, raters, plan)
-    out: dict[str, Any] = {
-        "packet_id": packet_name,
-        "kind": adj.packet.kind,
-        "voters": adj.voters.names,
-        "voters_chosen_by": adj.voters.chosen_by,
-        "voters_without_answers": adj.voters.without_answers,
-        "duplicate_streams": adj.streams.duplicates,
-        "initial_packet": plan.source_packet if plan else None,
-        **summary(adj.decisions, tiebreak),
-    }
-    if adj.finals is None:
-        out["pairs"] = None
-        out["note"] = (
-            "no initial packet found: locked conditions unknown, final grades not computed"
-        )
-    else:
-        out["pairs"] = [f.to_json() for f in adj.finals]
-        out["gate_blocked"] = [f.item.item_id for f in adj.finals if f.gate_blocked]
-        out["changed_pairs"] = sum(
-            1 for f in adj.finals if f.new_grade is not None and f.new_grade != f.old_grade
-        )
-    return out

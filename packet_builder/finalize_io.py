@@ -1,4 +1,5 @@
-"""`evaudit finalize`: revised qrels, transitions, corrections by stratum, manifest with hashes.
+"""The revision behind `evaudit finalize` (`services.finalize` writes its files): revised
+qrels, transitions, corrections by stratum, the inputs' hashes for the manifest.
 
 Everything is recomputed from the inputs (store qrels, packets, keys,
 journals, overrides); the outputs carry no timestamp, so the same inputs give
@@ -8,27 +9,16 @@ written, and each file is replaced atomically.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from campaign.overrides import overrides_path
-from campaign.project import Project, open_project, private_dir, write_bytes_atomic
+from campaign.project import Project
 from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
 from packet_builder.campaign_io import packet_kinds, sha256_file, store_snapshot
-from packet_builder.grade_scale import classic_scale
 from policies.repair import ACCEPT
 from policies.revision import Review, Stage, revise
 from vocabulary.errors import InputError
-
-# queries.jsonl holds the kept queries, so scoring the revised copy never counts a
-# removed query as a miss.
-OUTPUTS = ("qrels.txt", "qrels.jsonl", "queries.jsonl", "report.json")
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _rel(project: Project, path: Path) -> str:
@@ -194,107 +184,3 @@ def stage_file(stage: str) -> str:
     """qrels.after_audit.txt for the audit stage, qrels.after_challenge-NAME.txt per challenge."""
     kind, _, name = stage.partition(":")
     return "qrels.after_audit.txt" if kind == "audit" else f"qrels.after_{kind}-{name}.txt"
-
-
-def _trec(rows: list[dict[str, Any]]) -> str:
-    return "".join(f"{r['query_id']} 0 {r['doc_id']} {r['grade']}\n" for r in rows)
-
-
-def _write(path: Path, text: str) -> None:
-    # 0600, atomic: revised qrels and the manifest hold unblinded labels and decisions.
-    write_bytes_atomic(path, text.encode("utf-8"))
-
-
-def _kept_queries_jsonl(project: Project, removed: set[str]) -> str:
-    from packet_builder.loader import stored_queries
-
-    return "".join(
-        json.dumps(q.to_json(), sort_keys=True, ensure_ascii=False) + "\n"
-        for q in stored_queries(project)
-        if q.query_id not in removed
-    )
-
-
-def finalize(
-    root: Path,
-    out_dir: Path,
-    initial: str | None = None,
-    initial_raters: str | None = None,
-    adjudication: list[str] | None = None,
-    challenges: list[str] | None = None,
-    tiebreak: str | None = None,
-    allow_pending: bool = False,
-    promote_to: int | None = None,
-) -> dict[str, Any]:
-    """Write the revised qrels. A BEIR/TREC project's qrels copies carry its original
-    grade scale (and BEIR's also qrels.tsv); the audit-scale changes stay in report.json."""
-    project = open_project(root)
-    classic = classic_scale(project, promote_to)  # checks --promote-to before the work
-    result, inputs, _used = compute(
-        project, initial, initial_raters, adjudication, challenges, tiebreak, allow_pending
-    )
-    stage_qrels = result.pop("stage_qrels")
-    qrel_rows = result["qrels"]
-    classic_info: dict[str, Any] | None = None
-    if classic is not None:
-        qrel_rows, changes = classic.apply(result["qrels"])
-        stage_qrels = {name: classic.apply(rows)[0] for name, rows in stage_qrels.items()}
-        classic_info = classic.manifest(changes)
-        inputs["store:graded_qrels"] = classic.graded_sha256()
-    texts = {
-        "qrels.txt": _trec(qrel_rows),
-        "qrels.jsonl": "".join(
-            json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in qrel_rows
-        ),
-        "queries.jsonl": _kept_queries_jsonl(
-            project, {r["query_id"] for r in result["removed_queries"]}
-        ),
-        "report.json": _dumps({k: v for k, v in result.items() if k != "qrels"}),
-    }
-    stage_names = list(stage_qrels)
-    texts.update({name: _trec(rows) for name, rows in stage_qrels.items()})
-    if classic_info is not None and classic_info["format"] == "beir":
-        # BEIR's own layout, so GenericDataLoader(qrels_file=...) reads the revised copy.
-        texts["qrels.tsv"] = "query-id\tcorpus-id\tscore\n" + "".join(
-            f"{r['query_id']}\t{r['doc_id']}\t{r['grade']}\n" for r in qrel_rows
-        )
-        stage_names.append("qrels.tsv")
-    outputs = {
-        name: hashlib.sha256(texts[name].encode()).hexdigest() for name in (*OUTPUTS, *stage_names)
-    }
-    manifest = {
-        "format": "evaudit-revision-manifest",
-        "version": 1,
-        "packets": result["packets"],
-        "inputs": inputs,
-        "outputs": outputs,
-        "changes": result["changes"],
-        "removed_queries": result["removed_queries"],
-    }
-    if classic_info is not None:
-        manifest["grade_scale"] = classic_info
-    texts["manifest.json"] = _dumps(manifest)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError("--out is a file", file=out_dir, hint="give a folder")
-    private_dir(out_dir)  # folders this creates are 0700; an existing --out is left as is
-    for name in (*OUTPUTS, *stage_names, "manifest.json"):
-        _write(out_dir / name, texts[name])
-    outputs["manifest.json"] = hashlib.sha256(texts["manifest.json"].encode()).hexdigest()
-    return {
-        "out": str(out_dir),
-        "transitions": result["transitions"],
-        "transition_detail": result["transition_detail"],
-        "changed": len(result["changes"]),
-        "reviewed_pairs": result["reviewed_pairs"],
-        "became_gold": result["became_gold"],
-        "left_gold": result["left_gold"],
-        "removed_queries": result["removed_queries"],
-        "corrections_by_stratum": result["corrections_by_stratum"],
-        "stages": result["stages"],
-        "pending": result["pending"],
-        "initial_raters": result["initial_raters"],
-        "packets": result["packets"],
-        "qrels_rows": len(qrel_rows),
-        "grade_scale": classic_info,
-        "outputs": outputs,
-    }

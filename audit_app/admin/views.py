@@ -137,25 +137,19 @@ def _label_error(project: Project, packet_id: str) -> None:
 
     Computed on request (it recomputes the audit stage as finalize does), and only for a
     stratified initial packet whose audit is final; otherwise the reason is shown."""
-    from packet_builder.audit_estimate import label_error_estimate
+    from services.estimate import label_error_estimate
 
     st.markdown("#### Label-error estimate for the whole benchmark")
     if not st.button("Estimate from this sample", key=f"estimate_{packet_id}"):
         st.caption(f"The same figures as `evaudit agreement estimate DIR {packet_id} --json`.")
         return
     try:
-        rep = label_error_estimate(project, packet_id)
+        report = label_error_estimate(project, packet_id)
     except InputError as exc:
         st.info(f"No estimate yet: {exc.render()}")
         return
-    rows = []
-    for name, est in (("grade changes (all judged qrels)", rep.grade_changed),
-                      ("gold that is not gold", rep.gold_not_gold)):  # fmt: skip
-        ci: list[float | None] = list(est.ci95) if est.ci95 else [None, None]
-        rows.append({"share": name, "estimate": est.estimate, "95% low": ci[0],
-                     "95% high": ci[1], "sampled": est.sampled, "frame": est.frame})  # fmt: skip
-    _table(pd.DataFrame(rows), key="estimate_table")
-    st.caption(f"{rep.method}; strata {', '.join(rep.strata_fields) or 'none'}.")
+    _table(pd.DataFrame(report.rows()), key="estimate_table")
+    st.caption(report.caption())
 
 
 def _confusion(matrix: list[list[int]], a: str, b: str) -> None:

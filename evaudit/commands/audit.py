@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -25,12 +24,6 @@ _RATERS = click.option(
     help="Comma-separated response streams (annotator names), e.g. A,E. Default: every stream "
     "with answers (duplicates collapsed); the output says which were used and why.",
 )
-
-
-def _raters_line(out: dict[str, Any], word: str = "raters") -> str:
-    from packet_builder.campaign_io import describe_raters
-
-    return describe_raters(out, word)
 
 
 @click.group()
@@ -86,10 +79,10 @@ def agreement_estimate(directory: Path, packet: str, as_json: bool) -> None:
     """Estimated share of the whole benchmark's qrels whose grade changes, and of golds that are
     not gold, from the stratified initial PACKET and its finished audit (stratified Wilson 95%)."""
     from campaign.project import open_project
-    from packet_builder.audit_estimate import label_error_estimate
+    from services.estimate import label_error_estimate
 
-    rep = label_error_estimate(open_project(directory), packet)
-    emit_json(rep.to_json()) if as_json else click.echo(rep.to_text())
+    report = label_error_estimate(open_project(directory), packet)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @agreement.command("audit")
@@ -176,39 +169,11 @@ def adjudicate(
     as_json: bool,
 ) -> None:
     """Majority decisions per condition, overrides, tie-breaks, and final grades with the gate."""
-    from packet_builder.audit_ops import adjudicate as run
+    from campaign.project import open_project
+    from services.adjudicate import adjudicate as run
 
-    out = run(directory, packet, tiebreak, raters, initial, initial_raters)
-    if as_json:
-        emit_json(out)
-        return
-    click.echo(
-        _raters_line(
-            {
-                "raters": out["voters"],
-                "raters_chosen_by": out["voters_chosen_by"],
-                "raters_without_answers": out["voters_without_answers"],
-            },
-            "voters",
-        )
-    )
-    click.echo(f"{out['unanimous']}/{out['conditions']} conditions unanimous")
-    rows = [
-        [
-            d["item_id"],
-            d["condition_key"],
-            " ".join(f"{k}={v}" for k, v in d["votes"].items()),
-            d["final"],
-            d["path"],
-        ]
-        for d in out["non_unanimous"]
-    ]
-    if rows:
-        click.echo(table(rows, ["item", "condition", "votes", "final", "path"]))
-    for o in out["overrides"]:
-        click.echo(f"override {o['item_id']} {o['condition_key']} -> {o['final']}: {o['reason']}")
-    if out.get("gate_blocked"):
-        click.echo(f"distinct-page gate kept partial: {', '.join(out['gate_blocked'])}")
+    report = run(open_project(directory), packet, tiebreak, raters, initial, initial_raters)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @click.command()
@@ -295,7 +260,8 @@ def finalize(
 
     A BEIR or TREC project's revised qrels keep its original grade scale: a confirmed
     label keeps its grade, a demoted one becomes 0, a promoted one gets --promote-to."""
-    from packet_builder.finalize_io import finalize as run
+    from campaign.project import open_project
+    from services.finalize import finalize as run
 
     ins: list[Path] = []
     if manifest_out is not None:  # refused before anything is written
@@ -303,8 +269,8 @@ def finalize(
 
         require_inside(manifest_out, [directory, out_dir])
         ins = project_files(directory, exclude=[out_dir, manifest_out])
-    out = run(
-        directory,
+    report = run(
+        open_project(directory),
         out_dir,
         initial,
         initial_raters,
@@ -318,35 +284,10 @@ def finalize(
         from evaudit.commands.reproduce import command_argv
         from packet_builder.reproduce import write_command_manifest
 
-        made = [out_dir / name for name in out["outputs"]]
+        made = [out_dir / name for name in report.body["outputs"]]
         write_command_manifest(manifest_out, command_argv(click.get_current_context()), ins, made)
-        out["manifest_out"] = str(manifest_out)
-    if as_json:
-        emit_json(out)
-        return
-    if out.get("initial_raters"):
-        init = out["packets"]["initial"]
-        click.echo(f"initial packet {init}: " + _raters_line(out["initial_raters"]))
-    detail = out["transition_detail"]
-    rows = [
-        [t, d["count"], d["became_gold"], d["stayed_partial"], d["left_gold"]]
-        for t, d in detail.items()
-    ]
-    click.echo(table(rows, ["transition", "count", "to gold", "stays partial", "left gold"]))
-    click.echo(
-        f"{out['changed']}/{out['reviewed_pairs']} reviewed grades changed; {out['qrels_rows']} qrels rows"
-    )
-    for r in out["removed_queries"]:
-        click.echo(f"removed query {r['query_id']} (no gold left)")
-    if out["pending"]:
-        click.echo(f"{len(out['pending'])} pending pair(s) kept their grade (--allow-pending):")
-        click.echo(
-            table(
-                [[p["query_id"], p["doc_id"], p["reason"]] for p in out["pending"]],
-                ["query", "document", "why pending"],
-            )
-        )
-    click.echo(f"wrote {out['out']}")
+        report = report.with_entry("manifest_out", str(manifest_out))
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 COMMANDS: list[click.Command] = [agreement, integrity, repair, adjudicate, override, finalize]

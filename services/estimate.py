@@ -1,4 +1,5 @@
-"""Inputs of the label-error estimate: the initial packet's sampling frame and the audit outcome.
+"""`evaudit agreement estimate` and the admin page's estimate table: the whole benchmark's
+label-error rate from the initial packet's sampling frame and the audit outcome.
 
 Reads the packet's admin key (strata fields, the candidate frame), the store's
 queries and qrels as loaded, and the audit stage exactly as `finalize` revises
@@ -8,14 +9,56 @@ stratum what scorers/label_error.py needs. The estimate itself is pure.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from campaign.packets import read_admin_key
 from campaign.project import Project
 from packet_builder.campaign_io import store_snapshot
-from scorers.label_error import LabelErrorReport, label_error_report, stratum_counts
+from packet_builder.finalize_io import compute
+from scorers.label_error import Estimate, LabelErrorReport, label_error_report, stratum_counts
 from vocabulary.errors import InputError
 
 
-def label_error_estimate(project: Project, packet: str) -> LabelErrorReport:
+@dataclass(frozen=True)
+class EstimateReport:
+    """The estimate (`scorers.label_error.LabelErrorReport`) with its table for the admin page."""
+
+    estimate: LabelErrorReport
+
+    def to_json(self) -> dict[str, object]:
+        return self.estimate.to_json()
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per share: estimate, 95% interval (None when nothing was sampled)."""
+        out = []
+        shares: tuple[tuple[str, Estimate], ...] = (
+            ("grade changes (all judged qrels)", self.estimate.grade_changed),
+            ("gold that is not gold", self.estimate.gold_not_gold),
+        )
+        for name, est in shares:
+            lo, hi = est.ci95 if est.ci95 else (None, None)
+            out.append(
+                {
+                    "share": name,
+                    "estimate": est.estimate,
+                    "95% low": lo,
+                    "95% high": hi,
+                    "sampled": est.sampled,
+                    "frame": est.frame,
+                }
+            )
+        return out
+
+    def caption(self) -> str:
+        rep = self.estimate
+        return f"{rep.method}; strata {', '.join(rep.strata_fields) or 'none'}."
+
+    def table(self) -> str:
+        return self.estimate.to_text()
+
+
+def label_error_estimate(project: Project, packet: str) -> EstimateReport:
     key = read_admin_key(project, packet)
     if key.get("kind") != "initial":
         raise InputError(
@@ -30,8 +73,6 @@ def label_error_estimate(project: Project, packet: str) -> LabelErrorReport:
             f"packet {packet!r} records no sampling frame", file=project.key_path(packet)
         )
     qrels, queries, _ = store_snapshot(project)
-    from packet_builder.finalize_io import compute
-
     try:
         result, _inputs, _used = compute(project, packet, None, None, [], None, False)
     except InputError as exc:
@@ -54,4 +95,4 @@ def label_error_estimate(project: Project, packet: str) -> LabelErrorReport:
     sampled = [(str(it["query_id"]), str(it["doc_id"])) for it in key.get("items", {}).values()]
     frame = [tuple(p.split("\t", 1)) for p in candidates]
     strata = stratum_counts(fields, frame, sampled, qrels, info, new_grade)  # type: ignore[arg-type]
-    return label_error_report(packet, fields, strata)
+    return EstimateReport(label_error_report(packet, fields, strata))
