@@ -167,3 +167,27 @@ def test_every_ndcg_output_names_its_tie_rule(tmp_path: Path) -> None:
     pair = [*base, "--run", tmp_path / "b.trec", "--pair", "A:B", "--draws", "50"]
     assert cli_json("score", "compare", *pair, *q)["ties"] == "file"
     assert run_cli("score", "compare", *pair, *q).stdout.startswith("ties: file")
+
+
+def test_impact_of_a_classic_benchmark_without_conditions(tmp_path: Path) -> None:
+    """BEIR qrels.tsv before, finalize's qrels.tsv after (original scale), no queries file."""
+    qrels, run = _collection(tmp_path, [0, 1, 2], 6)
+    revised = {q: dict(ds) for q, ds in qrels.items()}
+    for q in list(revised)[:10]:
+        d = next(iter(revised[q]))
+        revised[q][d] = 0 if revised[q][d] else 2  # demoted to 0 / promoted to 2
+    for name, rel in (("before.tsv", qrels), ("after.tsv", revised)):
+        with (tmp_path / name).open("w") as fh:
+            fh.write("query-id\tcorpus-id\tscore\n")
+            fh.writelines(f"{q}\t{d}\t{g}\n" for q, ds in rel.items() for d, g in ds.items())
+    rep = cli_json("score", "impact", "--qrels-before", tmp_path / "before.tsv", "--qrels-after",
+                   tmp_path / "after.tsv", "--run", tmp_path / "run.txt", "--trec-measures",
+                   "ndcg_cut_10,map")["trec_measures"]  # fmt: skip
+    assert rep["ties"] == "trec_eval"
+    for side, rel in (("before", qrels), ("after", revised)):
+        ref = pytrec_eval.RelevanceEvaluator(rel, {"ndcg_cut.10", "map"}).evaluate(run)
+        for m in ("ndcg_cut_10", "map"):
+            assert rep["runs"]["tied"][m][side] == pytest.approx(
+                sum(ref[q][m] for q in sorted(ref)) / len(ref), rel=1e-12
+            )
+    assert rep["runs"]["tied"]["map"]["before"] != rep["runs"]["tied"]["map"]["after"]

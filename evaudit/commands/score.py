@@ -450,13 +450,25 @@ def impact_cmd(
     draws: int, metric: str, keep_removed: bool, bootstrap: int, trec_measures: tuple[str, ...],
     trec_ties: str,
 ) -> None:  # fmt: skip
-    """Every run under the qrels before and after a revision, ordering agreement, pair tests."""
+    """Every run under the qrels before and after a revision, ordering agreement, pair tests.
+
+    With --trec-measures and neither --queries nor --project (a classic benchmark without
+    conditions: BEIR, TREC), only those measures before and after are reported."""
     from evaudit.commands.score_trec import measures_of
     from evaudit.output import emit_json
     from scorers.runs import impact_report, label_changes, removed_queries
     from scorers.runs.tables import impact_text
 
     ms = measures_of(trec_measures) if trec_measures else []  # a bad name fails before any work
+    if ms and queries is None and project is None:
+        # A classic benchmark (no conditions): only the trec_eval measures, before and after.
+        from evaudit.commands.score_trec import trec_impact
+
+        if qrels_before is None:
+            raise InputError("no qrels before", hint="pass --qrels-before FILE (or --project)")
+        imp = trec_impact(qrels_before, qrels_after, runs, ms, trec_ties)
+        emit_json({"trec_measures": imp.to_json()}) if as_json else click.echo(imp.to_text())
+        return
     qids, n = _load_queries(queries, project)
     fb, sb = _load_qrels(qrels_before, project, "--qrels-before")
     fa, sa = _load_qrels(qrels_after, None, "--qrels-after")

@@ -19,6 +19,8 @@ from vocabulary.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from scorers.trec_measures import TrecImpact
+
 
 def _trec_inputs(qrels: Path | None, project: Path | None) -> tuple[pd.DataFrame, str]:
     if qrels is not None and project is not None:
@@ -63,6 +65,18 @@ def trec_scores(
         rrows = zip(df["query_id"], df["doc_id"], df["score"], strict=True)
         out[tag] = score_run(qrows, rrows, measures, ties=ties, queries=wanted)  # type: ignore[arg-type]
     return out
+
+
+def trec_impact(
+    before: Path, after: Path, specs: tuple[str, ...], measures: Any, ties: str
+) -> TrecImpact:
+    """Measures under the qrels before and after a revision (any of the qrels forms)."""
+    from packet_builder.any_qrels import read_any_qrels
+    from scorers.trec_measures import TrecImpact
+
+    tb = trec_scores(read_any_qrels(before), specs, measures, ties, None)
+    ta = trec_scores(read_any_qrels(after), specs, measures, ties, None)
+    return TrecImpact(ties=ties, measures=[m.name for m in measures], before=tb, after=ta)
 
 
 def measures_of(spec: tuple[str, ...]) -> Any:
