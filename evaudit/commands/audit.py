@@ -11,8 +11,6 @@ from pathlib import Path
 import click
 
 from evaudit.output import emit_json
-from services.report import num as _num
-from vocabulary.tables import table
 
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 _PACKET = click.argument("packet")
@@ -41,34 +39,10 @@ def agreement() -> None:
 @_JSON
 def agreement_stats(ratings: Path, as_json: bool) -> None:
     """Krippendorff's alpha, Fleiss' kappa and (two raters) Cohen's kappa, AC1, Wilson CI."""
-    from packet_builder.campaign_io import read_ratings_csv
-    from scorers.agreement import ratings_summary
+    from services.ratings import ratings_stats
 
-    out = ratings_summary(read_ratings_csv(ratings))
-    if as_json:
-        emit_json(out)
-        return
-    alpha = out["krippendorff_alpha"]
-    rows = [
-        ["units / raters", f"{out['n_units']} / {out['n_raters']}"],
-        ["Krippendorff alpha nominal", _num(alpha["nominal"])],
-        ["Krippendorff alpha ordinal", _num(alpha["ordinal"])],
-        ["Krippendorff alpha interval", _num(alpha["interval"])],
-        [f"Fleiss kappa ({out['fleiss_units']} units)", _num(out["fleiss_kappa"])],
-    ]
-    if "cohen_kappa" in out:
-        lo, hi = out["wilson95"]
-        rows += [
-            [
-                "percent agreement",
-                f"{100 * out['percent_agreement']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
-            ],
-            ["Cohen kappa", _num(out["cohen_kappa"])],
-            ["Cohen kappa linear", _num(out["cohen_kappa_linear"])],
-            ["Cohen kappa quadratic", _num(out["cohen_kappa_quadratic"])],
-            ["Gwet AC1", _num(out["gwet_ac1"])],
-        ]
-    click.echo(table(rows, ["statistic", "value"]))
+    report = ratings_stats(ratings)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @agreement.command("estimate")
