@@ -31,8 +31,8 @@ def _collection(root: Path, grades: list[int], seed: int) -> tuple[dict, dict]:
     run["q_unjudged"] = {"d1": 1.0, "d2": 1.0}  # no qrels: not evaluated (pytrec_eval's rule)
     qrels["q_no_run"] = {"d1": 2}  # not in the run: not evaluated either
     with (root / "run.txt").open("w") as fh:
-        for qid, docs in run.items():
-            for r, (d, s) in enumerate(docs.items(), start=1):
+        for qid, ranked in run.items():
+            for r, (d, s) in enumerate(ranked.items(), start=1):
                 fh.write(f"{qid} Q0 {d} {r} {s} tied\n")
     return qrels, run
 
