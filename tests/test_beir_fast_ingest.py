@@ -77,7 +77,7 @@ def test_fast_path_equals_the_reference(tmp_path: Path, monkeypatch: pytest.Monk
     changed = [dict(e) for e in ENTRIES]
     changed[0]["text"] = "Seen over the Atlantic."
     _beir(beir, changed)
-    again = []
+    again: list[Any] = []
     for reader in (beir_fast.read_corpus, lambda folder: None):
         monkeypatch.setattr(beir_fast, "read_corpus", reader)
         root = fast[2] if len(again) == 0 else ref[2]
