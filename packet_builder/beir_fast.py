@@ -1,4 +1,5 @@
-"""A BEIR corpus.jsonl read whole by Arrow's JSON reader, for `ingest --beir`.
+"""A BEIR corpus.jsonl read whole by Arrow's JSON reader and written as Arrow tables,
+for `ingest --beir`.
 
 The per-line reader (packet_builder.beir.corpus_pages) is the reference: it names the
 first bad line. This path returns None whenever it cannot vouch that the file is one
@@ -14,6 +15,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from campaign import store
+from campaign.project import Project, now_iso
+from packet_builder.source_gate import EXTRACTION_DDL
 
 _BAD_ID = r"[\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f /\\]"  # str.isspace() over ASCII, and slashes
 
@@ -65,3 +71,56 @@ def read_corpus(folder: Path) -> BeirColumns | None:
     texts = [(h + " " + b).strip() for h, b in zip(heads, bodies, strict=True)]
     sha = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
     return BeirColumns(doc_ids, texts, sha)
+
+
+def write_columns(
+    project: Project, folder: Path, cols: BeirColumns, known: dict[str, str], source: str
+) -> tuple[int, int, int, dict[str, dict[str, Any]]]:
+    """The rows `ingest.write_documents` writes for BEIR entries (one page each, kind
+    "beir"), from columns, in one transaction: a million passages without a million
+    objects. Returns (documents, pages, unchanged, extraction summary by source)."""
+    import pyarrow as pa
+
+    keep = [i for i, (d, h) in enumerate(zip(cols.doc_ids, cols.sha256, strict=True))
+            if known.get(d) != h]  # fmt: skip
+    unchanged = len(cols.doc_ids) - len(keep)
+    if len(keep) == len(cols.doc_ids):
+        ids, texts, shas = cols.doc_ids, cols.texts, cols.sha256
+    else:
+        ids = [cols.doc_ids[i] for i in keep]
+        texts = [cols.texts[i] for i in keep]
+        shas = [cols.sha256[i] for i in keep]
+    n = len(ids)
+    if n == 0:
+        return 0, 0, unchanged, {}
+    path = str((folder / "corpus.jsonl").resolve())
+    stamp = now_iso()
+    id_arr = pa.array(ids, pa.string())
+    text_arr = pa.array(texts, pa.string())
+    extracted = [1 if t.strip() else 0 for t in texts]  # DocPages.extraction's rule
+    new_docs = pa.table({
+        "doc_id": id_arr, "source_path": pa.repeat(path, n), "kind": pa.repeat("beir", n),
+        "sha256": pa.array(shas, pa.string()), "n_pages": pa.repeat(1, n),
+        "ingested_at": pa.repeat(stamp, n),
+    })  # fmt: skip
+    new_pages = pa.table({
+        "doc_id": id_arr, "page": pa.repeat(1, n), "text": text_arr,
+        "n_chars": pa.array([len(t) for t in texts], pa.int64()),
+    })  # fmt: skip
+    new_extraction = pa.table({
+        "doc_id": id_arr, "source": pa.repeat(source, n), "pages_expected": pa.repeat(1, n),
+        "pages_extracted": pa.array(extracted, pa.int64()), "expected_from": pa.repeat("beir", n),
+    })  # fmt: skip
+    with store.transaction(project.store_path) as con:
+        con.execute(EXTRACTION_DDL)
+        for name, tbl in (("documents", new_docs), ("pages", new_pages),
+                          ("extraction", new_extraction)):  # fmt: skip
+            con.register("new_rows", tbl)
+            con.execute(f"DELETE FROM {name} WHERE doc_id IN (SELECT doc_id FROM new_rows)")
+            con.execute(f"INSERT INTO {name} SELECT * FROM new_rows")
+            con.unregister("new_rows")
+    got = sum(extracted)
+    summary = {
+        source: {"documents": n, "pages_expected": n, "pages_extracted": got, "rate": got / n}
+    }
+    return n, n, unchanged, summary

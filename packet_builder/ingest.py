@@ -25,7 +25,6 @@ from typing import Any
 
 from campaign import store
 from campaign.project import Project, now_iso
-from packet_builder.beir_fast import BeirColumns
 from packet_builder.corpus_manifest import ManifestReport, check_manifest
 from packet_builder.corpus_pages import DocPages
 from packet_builder.ingest_formats import (
@@ -35,7 +34,7 @@ from packet_builder.ingest_formats import (
     page_count,
     summary,
 )
-from packet_builder.source_gate import EXTRACTION_DDL, ExtractionRow, record
+from packet_builder.source_gate import ExtractionRow, record
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.progress import Progress, no_progress
 
@@ -344,64 +343,6 @@ def write_documents(
     return n_docs, n_pages, rows
 
 
-def _write_beir_columns(
-    project: Project,
-    folder: Path,
-    cols: BeirColumns,
-    known: dict[str, str],
-    source: str,
-    report: IngestReport,
-) -> IngestReport:
-    """The rows `write_documents` writes for BEIR entries (one page each, kind "beir"),
-    from columns, in one transaction: a million passages without a million objects."""
-    import pyarrow as pa
-
-    keep = [i for i, (d, h) in enumerate(zip(cols.doc_ids, cols.sha256, strict=True))
-            if known.get(d) != h]  # fmt: skip
-    report.unchanged = len(cols.doc_ids) - len(keep)
-    if len(keep) == len(cols.doc_ids):
-        ids, texts, shas = cols.doc_ids, cols.texts, cols.sha256
-    else:
-        ids = [cols.doc_ids[i] for i in keep]
-        texts = [cols.texts[i] for i in keep]
-        shas = [cols.sha256[i] for i in keep]
-    n = len(ids)
-    if n == 0:
-        return report
-    path = str((folder / "corpus.jsonl").resolve())
-    stamp = now_iso()
-    id_arr = pa.array(ids, pa.string())
-    text_arr = pa.array(texts, pa.string())
-    extracted = [1 if t.strip() else 0 for t in texts]  # DocPages.extraction's rule
-    new_docs = pa.table({
-        "doc_id": id_arr, "source_path": pa.repeat(path, n), "kind": pa.repeat("beir", n),
-        "sha256": pa.array(shas, pa.string()), "n_pages": pa.repeat(1, n),
-        "ingested_at": pa.repeat(stamp, n),
-    })  # fmt: skip
-    new_pages = pa.table({
-        "doc_id": id_arr, "page": pa.repeat(1, n), "text": text_arr,
-        "n_chars": pa.array([len(t) for t in texts], pa.int64()),
-    })  # fmt: skip
-    new_extraction = pa.table({
-        "doc_id": id_arr, "source": pa.repeat(source, n), "pages_expected": pa.repeat(1, n),
-        "pages_extracted": pa.array(extracted, pa.int64()), "expected_from": pa.repeat("beir", n),
-    })  # fmt: skip
-    with store.transaction(project.store_path) as con:
-        con.execute(EXTRACTION_DDL)
-        for name, tbl in (("documents", new_docs), ("pages", new_pages),
-                          ("extraction", new_extraction)):  # fmt: skip
-            con.register("new_rows", tbl)
-            con.execute(f"DELETE FROM {name} WHERE doc_id IN (SELECT doc_id FROM new_rows)")
-            con.execute(f"INSERT INTO {name} SELECT * FROM new_rows")
-            con.unregister("new_rows")
-    got = sum(extracted)
-    report.documents, report.pages = n, n
-    report.extraction = {
-        source: {"documents": n, "pages_expected": n, "pages_extracted": got, "rate": got / n}
-    }
-    return report
-
-
 def ingest(
     project: Project,
     *,
@@ -448,11 +389,13 @@ def ingest(
     elif ocr_dir is not None:
         docs, report.unchanged = collect_ocr(ocr_dir, known)
     elif beir_dir is not None:
-        from packet_builder.beir_fast import read_corpus
+        from packet_builder.beir_fast import read_corpus, write_columns
 
         cols = read_corpus(beir_dir) if beir_dir.is_dir() else None
         if cols is not None:  # Arrow vouched for the whole file: columns, no per-line objects
-            return _write_beir_columns(project, beir_dir, cols, known, source, report)
+            w = write_columns(project, beir_dir, cols, known, source)
+            report.documents, report.pages, report.unchanged, report.extraction = w
+            return report
         # The per-line reader, streamed (it names the first bad line).
         docs = progress(collect_beir(beir_dir, known, report), desc="ingest")
     elif trec_docs is not None:
