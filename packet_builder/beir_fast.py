@@ -4,7 +4,8 @@ for `ingest --beir`.
 The per-line reader (packet_builder.beir.corpus_pages) is the reference: it names the
 first bad line. This path returns None whenever it cannot vouch that the file is one
 the reference reads without error (a parse error, a non-string or null `_id`/`text`,
-a non-ASCII id, an id with whitespace or a slash, a repeated id, no entry), and the
+a non-ASCII id, an id with whitespace or a slash, a repeated id, no entry, a file over
+MAX_BYTES), and the
 caller then falls back to the reference, which reports the error. When it answers,
 the pages and hashes are those of the reference: the join and strip run on Python
 strings, as `page_text` does.
@@ -21,6 +22,9 @@ from campaign import store
 from campaign.project import Project, now_iso
 from packet_builder.source_gate import EXTRACTION_DDL
 
+# The whole corpus is held in memory (about 5x the file); a larger file is streamed by
+# the per-line reader in batches instead.
+MAX_BYTES = 1 << 30
 _BAD_ID = r"[\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f /\\]"  # str.isspace() over ASCII, and slashes
 
 
@@ -37,7 +41,7 @@ def read_corpus(folder: Path) -> BeirColumns | None:
     import pyarrow.json as pajson
 
     path = folder / "corpus.jsonl"
-    if not path.is_file():
+    if not path.is_file() or path.stat().st_size > MAX_BYTES:
         return None
     try:
         tbl = pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 24))

@@ -112,3 +112,12 @@ def test_what_the_fast_path_refuses_goes_to_the_reference(
     con = duckdb.connect(str(root / "audit.duckdb"), read_only=True)
     assert con.execute("SELECT count(*) FROM documents").fetchone() == (0,)
     con.close()
+
+
+def test_a_corpus_over_the_size_cap_is_streamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    beir = _beir(tmp_path / "beir", ENTRIES)
+    assert beir_fast.read_corpus(beir) is not None
+    monkeypatch.setattr(beir_fast, "MAX_BYTES", 10)
+    assert beir_fast.read_corpus(beir) is None
