@@ -4,9 +4,9 @@ for `ingest --beir`.
 The per-line reader (packet_builder.beir.corpus_pages) is the reference: it names the
 first bad line. This path returns None whenever it cannot vouch that the file is one
 the reference reads without error (a parse error, a non-string or null `_id`/`text`,
-a non-ASCII id, an id with whitespace or a slash, a repeated id, no entry, a file over
-MAX_BYTES), and the
-caller then falls back to the reference, which reports the error. When it answers,
+a non-ASCII id, an id with whitespace or a slash, a repeated id, no entry) or the file
+is over MAX_BYTES, and the caller then falls back to the reference, which reports any
+error. When it answers,
 the pages and hashes are those of the reference: the join and strip run on Python
 strings, as `page_text` does.
 """
