@@ -191,3 +191,27 @@ def test_impact_of_a_classic_benchmark_without_conditions(tmp_path: Path) -> Non
                 sum(ref[q][m] for q in sorted(ref)) / len(ref), rel=1e-12
             )
     assert rep["runs"]["tied"]["map"]["before"] != rep["runs"]["tied"]["map"]["after"]
+
+
+def test_project_gives_a_classic_benchmarks_original_grades(tmp_path: Path) -> None:
+    from tests.classic_fixture import make_beir, write_guideline
+
+    beir = make_beir(tmp_path / "scifact")
+    proj = tmp_path / "p"
+    run_cli("init", proj, "--admin-password", "pw-for-tests")
+    run_cli("ingest", proj, "--beir", beir)
+    run_cli("load", proj, "--beir", beir, "--split", "test", "--guideline",
+            write_guideline(tmp_path / "g.json"), "--relevant-from", 2)  # fmt: skip
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (beir / "qrels" / "test.tsv").read_text().splitlines()[1:]:
+        q, d, g = line.split("\t")
+        qrels.setdefault(q, {})[d] = int(g)
+    assert max(g for ds in qrels.values() for g in ds.values()) >= 2  # graded, not binary
+    docs = sorted({d for ds in qrels.values() for d in ds})
+    with (tmp_path / "run.txt").open("w") as fh:
+        for q in qrels:
+            fh.writelines(f"{q} Q0 {d} {i + 1} {i % 3} r\n" for i, d in enumerate(docs))
+    args = ["--run", tmp_path / "run.txt", "--measure", "ndcg_cut_10,map", "--per-query"]
+    from_project = cli_json("score", "trec", "--project", proj, *args)
+    from_file = cli_json("score", "trec", "--qrels", beir / "qrels" / "test.tsv", *args)
+    assert from_project["runs"] == from_file["runs"]

@@ -496,12 +496,16 @@ def impact_cmd(
     rep["ties"] = ties
     text = _tie_line(ties) + "\n" + impact_text(rep) + "\n\n" + extra.to_text()
     if ms:
-        from evaudit.commands.score_trec import trec_scores
+        from evaudit.commands.score_trec import project_graded, trec_scores
         from packet_builder.any_qrels import read_any_qrels
         from scorers.trec_measures import TrecImpact
 
-        # Original-scale files as they are (BEIR qrels.tsv too); the project's otherwise.
-        ob = read_any_qrels(qrels_before) if qrels_before is not None else fb
+        # Original-scale files as they are (BEIR qrels.tsv too), or the project's original grades.
+        if qrels_before is not None:
+            ob = read_any_qrels(qrels_before)
+        else:
+            assert project is not None  # _load_qrels refused neither
+            ob = project_graded(project)
         tb = trec_scores(ob, runs, ms, trec_ties, set(qids))
         ta = trec_scores(read_any_qrels(qrels_after), runs, ms, trec_ties, {q for q, _ in kept})
         imp = TrecImpact(ties=trec_ties, measures=[m.name for m in ms], before=tb, after=ta)

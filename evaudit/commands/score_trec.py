@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from evaudit.commands.score import _parse_run_spec, _path, _project_qrels, score
+from evaudit.commands.score import _parse_run_spec, _path, _project_qrels, _store_path, score
 from vocabulary.errors import InputError
 
 if TYPE_CHECKING:
@@ -30,8 +30,21 @@ def _trec_inputs(qrels: Path | None, project: Path | None) -> tuple[pd.DataFrame
 
         return read_any_qrels(qrels), str(qrels)
     if project is not None:
-        return _project_qrels(project), str(Path(project) / "audit.duckdb")
+        return project_graded(project), str(Path(project) / "audit.duckdb")
     raise InputError("no qrels given", hint="pass --qrels FILE or --project DIR")
+
+
+def project_graded(project: Path) -> pd.DataFrame:
+    """A classic (BEIR/TREC) project's original grades (graded_qrels); else its qrels."""
+    import pandas as pd
+
+    from packet_builder.classic import stored_scale
+
+    scale = stored_scale(_store_path(project))
+    if scale is None:
+        return _project_qrels(project)
+    rows = sorted((q, d, g) for (q, d), g in scale[1].items())
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade"])
 
 
 def _query_filter(queries: Path | None) -> set[str] | None:
@@ -92,7 +105,7 @@ def measures_of(spec: tuple[str, ...]) -> Any:
 @click.option("--qrels", type=_path, help="Graded qrels: BEIR qrels/<split>.tsv, TREC or JSONL.")
 @click.option(
     "--project", type=click.Path(path_type=Path, file_okay=False),
-    help="Project folder: qrels come from its campaign store.",
+    help="Project folder: its store's qrels (a BEIR/TREC project's original grades).",
 )  # fmt: skip
 @click.option(
     "--queries", type=_path,
