@@ -75,7 +75,7 @@ def raw_loop(files: list[Path]) -> tuple[int, float]:
             continue
         if doc.needs_pass:
             continue
-        for page in doc:  # type: ignore[attr-defined]  (pymupdf stubs lack __iter__)
+        for page in doc:  # type: ignore[attr-defined]
             page.get_text()
             pages += 1
         doc.close()
