@@ -2,16 +2,17 @@
 passage deletion, replay check): read JSONL and resolver files, call the pure scorers.
 
 Kept apart from `packet_builder.rop_files` (the evaluator's file edge) so the two change
-independently. Every bad line is reported as ``file:line: what is wrong``.
+independently; only the JSONL reader is shared. Every bad line is reported as
+``file:line: what is wrong``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from packet_builder.rop_files import read_jsonl_objects
 from scorers.rop.accounting import AccountingReport, account, parse_account_records
 from scorers.rop.declaration import parse_declaration_json
 from scorers.rop.deletion import DeletionReport, deletion_contrasts, parse_calls
@@ -26,27 +27,8 @@ from vocabulary.errors import InputError, InputErrors
 
 def jsonl_rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line; the first bad line raises."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", file=path, hint="check the path")
-    out = []
-    with path.open("rb") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise InputError(
-                    f"malformed JSON ({exc})",
-                    file=path,
-                    line=lineno,
-                    hint="one JSON object per line",
-                ) from exc
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", file=path, line=lineno)
-            out.append((lineno, obj))
-    return out
+    # The same JSONL reading (and error wording) as the evaluator's file edge.
+    return list(read_jsonl_objects(path))
 
 
 def read_resolver(path: str | Path) -> Resolver:
