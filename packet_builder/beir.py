@@ -12,39 +12,27 @@ qrels row for an unknown query or a missing field is an error naming its line.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from packet_builder.readers import json_lines, text_lines
 from vocabulary.errors import InputError
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 
 
+_MISSING = "a BEIR folder holds it"
+
+
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    if not path.is_file():
-        raise InputError("file not found", file=path, hint="a BEIR folder holds it")
-    try:
-        with path.open(encoding="utf-8") as fh:
-            yield from enumerate(fh, start=1)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", file=path, hint="save as UTF-8") from exc
+    return text_lines(path, missing_hint=_MISSING)
 
 
 def _objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON ({exc.msg})", file=path, line=lineno) from exc
-        if not isinstance(obj, dict):
-            raise InputError("expected a JSON object", file=path, line=lineno)
-        yield lineno, obj
+    return json_lines(path, missing_hint=_MISSING, json_hint=None)
 
 
 def _id(obj: dict[str, Any], path: Path, lineno: int) -> str:

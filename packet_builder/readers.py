@@ -27,9 +27,10 @@ QREL_COLUMNS = ["query_id", "doc_id", "grade"]
 RUN_COLUMNS = ["query_id", "doc_id", "rank", "score", "tag"]
 
 
-def _open_lines(path: Path) -> Iterator[tuple[int, str]]:
+def text_lines(path: Path, *, missing_hint: str = "check the path") -> Iterator[tuple[int, str]]:
+    """(line number, line) of a UTF-8 text file; a missing file or bad UTF-8 raises."""
     if not path.is_file():
-        raise InputError("file not found", file=path, hint="check the path")
+        raise InputError("file not found", file=path, hint=missing_hint)
     try:
         with path.open(encoding="utf-8") as fh:
             yield from enumerate(fh, start=1)
@@ -37,8 +38,14 @@ def _open_lines(path: Path) -> Iterator[tuple[int, str]]:
         raise InputError(f"not UTF-8 text ({exc.reason})", file=path, hint="save as UTF-8") from exc
 
 
-def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for lineno, line in _open_lines(path):
+def json_lines(
+    path: Path,
+    *,
+    missing_hint: str = "check the path",
+    json_hint: str | None = "one JSON object per line",
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; the first bad line raises."""
+    for lineno, line in text_lines(path, missing_hint=missing_hint):
         if not line.strip():
             continue
         try:
@@ -48,7 +55,7 @@ def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 f"malformed JSON ({exc.msg})",
                 file=path,
                 line=lineno,
-                hint="one JSON object per line",
+                hint=json_hint,
             ) from exc
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object", file=path, line=lineno)
@@ -132,7 +139,7 @@ def read_queries(path: str | Path) -> list[Query]:
 
 
 def _first_nonblank(path: Path) -> str:
-    for _, line in _open_lines(path):
+    for _, line in text_lines(path):
         if line.strip():
             return line.strip()
     return ""
@@ -140,7 +147,7 @@ def _first_nonblank(path: Path) -> str:
 
 def _scan_trec(path: Path, nfields: int, what: str, checks: list[tuple[int, type, str]]) -> None:
     """Slow path: find and report the first malformed line of a TREC-style file."""
-    for lineno, line in _open_lines(path):
+    for lineno, line in text_lines(path):
         parts = line.split()
         if not parts:
             continue
@@ -160,7 +167,7 @@ def _scan_trec(path: Path, nfields: int, what: str, checks: list[tuple[int, type
 def _line_of(path: Path, row_index: int) -> int:
     """1-based file line of the row_index-th (0-based) non-blank line."""
     seen = -1
-    for lineno, line in _open_lines(path):
+    for lineno, line in text_lines(path):
         if line.strip():
             seen += 1
             if seen == row_index:
