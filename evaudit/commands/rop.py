@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from evaudit.commands.options import int_list
 from evaudit.commands.rop_study import STUDY_COMMANDS
 from evaudit.output import emit_json
 from vocabulary.tables import table
@@ -108,16 +109,6 @@ def validate_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     ctx.exit(0 if check.valid else 3)
 
 
-def _int_list(_: click.Context, __: click.Parameter, value: str) -> list[int]:
-    try:
-        out = [int(v) for v in value.split(",") if v.strip()]
-    except ValueError as exc:
-        raise click.BadParameter("use comma-separated integers, e.g. 1,5,20") from exc
-    if not out or any(v < 1 for v in out):
-        raise click.BadParameter("cutoffs are integers >= 1, e.g. 1,5,20")
-    return out
-
-
 def _pair(_: click.Context, __: click.Parameter, value: str | None) -> tuple[str, str] | None:
     if value is None:
         return None
@@ -136,7 +127,7 @@ def _pair(_: click.Context, __: click.Parameter, value: str | None) -> tuple[str
     help='JSONL: {"record_id","question_id","selected","trace","rankings":{STACK:[ids]}}.',
 )
 @click.option(
-    "--cutoffs", default="1,5,20", show_default=True, callback=_int_list, help="Cutoffs k."
+    "--cutoffs", default="1,5,20", show_default=True, callback=int_list, help="Cutoffs k."
 )
 @click.option(
     "--resolver",

@@ -12,18 +12,9 @@ from typing import Any
 
 import click
 
+from evaudit.commands.options import int_list
 from evaudit.output import emit_json
 from vocabulary.tables import table
-
-
-def _int_list(_: click.Context, __: click.Parameter, value: str) -> list[int]:
-    try:
-        out = [int(v) for v in value.split(",") if v.strip()]
-    except ValueError as exc:
-        raise click.BadParameter("use comma-separated integers, e.g. 1,5,20") from exc
-    if not out or any(v < 1 for v in out):
-        raise click.BadParameter("cutoffs are integers >= 1, e.g. 1,5,20")
-    return out
 
 
 def _arm_pairs(
@@ -72,7 +63,7 @@ def _interval_text(boot: dict[str, Any]) -> str:
     "--cutoffs",
     default="1,5,20",
     show_default=True,
-    callback=_int_list,
+    callback=int_list,
     help="Cutoffs for the return rates over the planned denominator.",
 )
 @click.option(
