@@ -12,21 +12,13 @@ from typing import TYPE_CHECKING
 
 import click
 
+from evaudit.commands.options import claim_run_name, parse_run_spec
 from vocabulary.errors import InputError
 
 if TYPE_CHECKING:
     from scorers.fusion import RunInput
 
 _path = click.Path(path_type=Path, dir_okay=False)
-
-
-def _parse_run_spec(spec: str) -> tuple[str | None, Path]:
-    if "=" in spec and not Path(spec).exists():
-        name, _, file = spec.partition("=")
-        if not name:
-            raise InputError(f"empty run name in {spec!r}", hint="use NAME=FILE or FILE")
-        return name, Path(file)
-    return None, Path(spec)
 
 
 def _read_runs(specs: tuple[str, ...]) -> list[RunInput]:
@@ -37,16 +29,10 @@ def _read_runs(specs: tuple[str, ...]) -> list[RunInput]:
     out: list[RunInput] = []
     seen: dict[str, Path] = {}
     for spec in specs:
-        name, path = _parse_run_spec(spec)
+        name, path = parse_run_spec(spec)
         qids, dids, scores, tag = read_run_columns(path)
         name = name or tag
-        if name in seen:
-            raise InputError(
-                f"run name {name!r} is also used by {seen[name]}",
-                file=path,
-                hint="name runs explicitly with --run NAME=FILE",
-            )
-        seen[name] = path
+        claim_run_name(seen, name, path)
         out.append(RunInput(name, qids, dids, scores))
     return out
 
@@ -92,7 +78,7 @@ def fuse_cmd(
 
     if len(run_specs) < 2:
         raise InputError("fusion needs at least two runs", hint="pass --run twice or more")
-    _check_out(out, [_parse_run_spec(s)[1] for s in run_specs])
+    _check_out(out, [parse_run_spec(s)[1] for s in run_specs])
     inputs = _read_runs(run_specs)
     ranked, report = fuse(inputs, method=method, k=k, depth=depth)
     tag = tag or f"{method}_fused"
@@ -214,7 +200,7 @@ def support_cmd(
     ev: dict[tuple[str, str, str], set[int]] = {}
     for _, e in read_evidence(evidence):
         ev.setdefault((e.query_id, e.doc_id, e.condition_id), set()).update(e.pages)
-    specs = [_parse_run_spec(s) for s in run_specs]
+    specs = [parse_run_spec(s) for s in run_specs]
     scores = {}
     for run, (_, path) in zip(_read_runs(run_specs), specs, strict=True):
         docs, page_nos = split_page_ids(run.doc_id.to_pylist(), str(path))

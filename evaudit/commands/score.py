@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from evaudit.commands.options import claim_run_name, parse_run_spec
 from vocabulary.errors import InputError
 
 if TYPE_CHECKING:
@@ -101,15 +102,6 @@ def _bind(qids: list[str], n: list[int], qrels: pd.DataFrame, source: str, k: in
     return bind_qrels(qids, n, qrels["query_id"], qrels["doc_id"], qrels["grade"], k=k)
 
 
-def _parse_run_spec(spec: str) -> tuple[str | None, Path]:
-    if "=" in spec and not Path(spec).exists():
-        name, _, file = spec.partition("=")
-        if not name:
-            raise InputError(f"empty run name in {spec!r}", hint="use NAME=FILE or FILE")
-        return name, Path(file)
-    return None, Path(spec)
-
-
 def _score_run_files(
     specs: tuple[str, ...], bounds: list[BoundQrels], ties: str, quiet: bool,
     page_runs: Any = None,
@@ -122,7 +114,7 @@ def _score_run_files(
     from packet_builder.readers import read_run
     from scorers.runs import measure, rank_run
 
-    parsed = [_parse_run_spec(s) for s in specs]
+    parsed = [parse_run_spec(s) for s in specs]
 
     def work(item: tuple[str | None, Path]) -> tuple[str, list[PerQuery]]:
         name, path = item
@@ -141,13 +133,7 @@ def _score_run_files(
     out: list[dict[str, PerQuery]] = [{} for _ in bounds]
     seen: dict[str, Path] = {}
     for (_, path), (tag, scored) in zip(parsed, results, strict=True):
-        if tag in seen:
-            raise InputError(
-                f"run name {tag!r} is also used by {seen[tag]}",
-                file=path,
-                hint="name runs explicitly with --run NAME=FILE",
-            )
-        seen[tag] = path
+        claim_run_name(seen, tag, path)
         for i, pq in enumerate(scored):
             out[i][tag] = pq
     return out
@@ -317,7 +303,7 @@ def nclue_cmd(
     (scored,) = _score_run_files(runs, [bound], ties, as_json, page_runs)
     rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
     text = nclue_text(rep) if not as_json else ""
-    tagged = list(zip(scored, [_parse_run_spec(r)[1] for r in runs], strict=True))
+    tagged = list(zip(scored, [parse_run_spec(r)[1] for r in runs], strict=True))
     support = support_report(page_runs, tagged, frame, dict(zip(qids, n, strict=True)),
                              queries=queries, project=project, evidence=evidence, k=k,
                              pages=support_pages)  # fmt: skip

@@ -20,12 +20,12 @@ def stdout_path(manifest_out: Path) -> Path:
 
 
 def _inputs(project: Path | None, files: Sequence[Path | None], runs: Sequence[str]) -> list[Path]:
-    from evaudit.commands.score import _parse_run_spec
+    from evaudit.commands.options import parse_run_spec
 
     ins = [f for f in files if f is not None]
     if project is not None:
         ins += [project / "project.json", project / "audit.duckdb"]
-    return ins + [_parse_run_spec(r)[1] for r in runs]
+    return ins + [parse_run_spec(r)[1] for r in runs]
 
 
 def check_score_manifest(

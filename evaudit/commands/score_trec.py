@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from evaudit.commands.score import _parse_run_spec, _path, _project_qrels, _store_path, score
+from evaudit.commands.options import claim_run_name, parse_run_spec
+from evaudit.commands.score import _path, _project_qrels, _store_path, score
 from vocabulary.errors import InputError
 
 if TYPE_CHECKING:
@@ -65,16 +66,10 @@ def trec_scores(
     qrows = list(zip(frame["query_id"], frame["doc_id"], frame["grade"], strict=True))
     out: dict[str, Any] = {}
     seen: dict[str, Path] = {}
-    for name, path in (_parse_run_spec(s) for s in specs):
+    for name, path in (parse_run_spec(s) for s in specs):
         df = read_run(path)
         tag = name or str(df["tag"].iloc[0])
-        if tag in seen:
-            raise InputError(
-                f"run name {tag!r} is also used by {seen[tag]}",
-                file=path,
-                hint="name runs explicitly with --run NAME=FILE",
-            )
-        seen[tag] = path
+        claim_run_name(seen, tag, path)
         rrows = zip(df["query_id"], df["doc_id"], df["score"], strict=True)
         out[tag] = score_run(qrows, rrows, measures, ties=ties, queries=wanted)  # type: ignore[arg-type]
     return out
