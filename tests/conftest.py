@@ -12,7 +12,8 @@ from click.testing import CliRunner, Result
 
 from evaudit.cli import cli
 
-pytest_plugins = ["tests.pg_fixture"]  # the real PostgreSQL server (pg_server, pg_url)
+# the real PostgreSQL server (pg_server, pg_url); headless Chromium (chromium_path, browser)
+pytest_plugins = ["tests.pg_fixture", "tests.browser_fixture"]
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample_packets"

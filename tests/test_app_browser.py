@@ -20,20 +20,12 @@ import pytest
 from audit_app.access import add_annotator, login_url
 from campaign import journal
 from tests.app_fixture import Fixture, build
+from tests.browser_fixture import ARGS  # chromium_path, browser: tests/browser_fixture.py
 from tests.card_driver import answer, at_item, quote, saved, screen_state, visible_text
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 EVAUDIT = str(ROOT / ".venv" / "bin" / "evaudit")
 T = 60_000  # ms: generous, the machine is shared; tests never assert on time
 
@@ -84,13 +76,6 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def chromium_path() -> str:
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium missing: apt-get install chromium")
-    return CHROMIUM
-
-
-@pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Fixture, Server, dict]]:
     base = tmp_path_factory.mktemp("browser")
     fx = build(base / "proj", items=10, pdf_dir=base / "pdfs")
@@ -100,16 +85,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Fixture, Se
     server = Server(fx.project.root, free_port())
     yield fx, server, tokens
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path: str):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def test_login_gates_reload_and_isolation(site, browser) -> None:

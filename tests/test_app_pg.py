@@ -12,16 +12,16 @@ import asyncio
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
 from audit_app.access import add_annotator, revoke_annotator
 from campaign import journal, journal_pg
 from tests.app_fixture import Fixture, build
+from tests.browser_fixture import ARGS  # chromium_path, browser: tests/browser_fixture.py
 from tests.card_driver import T, answer, at_item, saved, settled
 from tests.pg_fixture import PgServer
-from tests.test_app_browser import ARGS, Server, free_port
+from tests.test_app_browser import Server, free_port
 
 pytestmark = pytest.mark.browser
 
@@ -43,25 +43,6 @@ def two_servers(
     yield fx, servers, tokens
     for s in servers:
         s.stop()
-
-
-@pytest.fixture(scope="module")
-def chromium_path() -> str:
-    from tests.test_app_browser import CHROMIUM
-
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium missing: apt-get install chromium")
-    return CHROMIUM
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path: str):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def _lines(fx: Fixture, name: str) -> list[dict]:

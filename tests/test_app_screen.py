@@ -30,20 +30,13 @@ from tests.card_driver import (
     select,
     settled,
 )
-from tests.test_app_browser import ARGS, Server, chromium_path, free_port  # noqa: F401
+from tests.test_app_browser import (  # chromium_path, browser: tests/browser_fixture.py
+    Server,
+    free_port,
+)
 
 pytestmark = pytest.mark.browser
 CONDS = ["C1", "C2", "C3"]
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path: str):  # noqa: F811
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 class Journal:
