@@ -158,7 +158,7 @@ def test_admin_views_read_plainly(served, browser, tmp_path: Path) -> None:
         "Integrity ok: no structural or page-pool errors, every quote is exact"
     ).wait_for(timeout=T)
     assert "problems" not in pg.inner_text("body")
-    heat = pg.locator("[data-testid=stVegaLiteChart]").first
+    heat = pg.locator("[data-testid=stVegaLiteChart]:visible").first  # this tab's heatmap
     heat.scroll_into_view_if_needed()
     box = heat.bounding_box()
     grades = 3  # 0..2 for two conditions: each cell at least 64 px on a side
