@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from packet_builder.beir import QRELS_HEADER
+from packet_builder.classic import claim_qrel
 from vocabulary.errors import InputError
 
 
@@ -48,14 +49,7 @@ def _beir_tsv(path: Path) -> pd.DataFrame:
                     f"score {parts[2].strip()!r} is not an integer", file=path, line=lineno
                 ) from None
             key = (parts[0].strip(), parts[1].strip())
-            if key in seen:
-                raise InputError(
-                    f"duplicate qrel for query {key[0]!r} and document {key[1]!r} "
-                    f"(first on line {seen[key]})",
-                    file=path,
-                    line=lineno,
-                )
-            seen[key] = lineno
+            claim_qrel(seen, *key, path, lineno)
             rows.append((key[0], key[1], grade))
     return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade"])
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from packet_builder.classic import claim_qrel
 from packet_builder.readers import json_lines, text_lines
 from vocabulary.errors import InputError
 
@@ -134,14 +135,7 @@ def read_qrels(folder: Path, split: str) -> tuple[pd.DataFrame, Path]:
             grade = int(score)
         except ValueError:
             raise InputError(f"score {score!r} is not an integer", file=path, line=lineno) from None
-        if (qid, did) in seen:
-            raise InputError(
-                f"duplicate qrel for query {qid!r} and document {did!r} "
-                f"(first on line {seen[(qid, did)]})",
-                file=path,
-                line=lineno,
-            )
-        seen[(qid, did)] = lineno
+        claim_qrel(seen, qid, did, path, lineno)
         rows.append((qid, did, grade, lineno))
     if not rows:
         raise InputError("no qrels rows after the header", file=path)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from packet_builder.classic import Rubric
+from packet_builder.classic import Rubric, claim_qrel
 from vocabulary.errors import InputError
 
 _TOP = re.compile(r"<top>(.*?)</top>", re.I | re.S)
@@ -159,15 +159,7 @@ def read_graded_qrels(path: Path) -> pd.DataFrame:
             raise InputError(
                 f"grade {parts[3]!r} is not an integer", file=path, line=lineno
             ) from None
-        key = (parts[0], parts[2])
-        if key in seen:
-            raise InputError(
-                f"duplicate qrel for query {key[0]!r} and document {key[1]!r} "
-                f"(first on line {seen[key]})",
-                file=path,
-                line=lineno,
-            )
-        seen[key] = lineno
+        claim_qrel(seen, parts[0], parts[2], path, lineno)
         rows.append((parts[0], parts[2], grade, lineno))
     if not rows:
         raise InputError("qrels file is empty", file=path)
