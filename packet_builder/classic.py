@@ -21,11 +21,6 @@ from packet_builder.records import Condition, Query
 from vocabulary.errors import InputError
 
 CONDITION_ID = "relevant"
-SCALE_KEY = "grade_scale"  # meta key: the JSON of GradeScale
-GRADED_DDL = (
-    "CREATE TABLE IF NOT EXISTS graded_qrels (query_id VARCHAR, doc_id VARCHAR, grade INTEGER, "
-    "PRIMARY KEY (query_id, doc_id))"
-)
 _RUBRIC_KEYS = {"name", "requirement", "counts", "does_not_count", "note", "aliases"}
 
 
@@ -271,11 +266,11 @@ def classic_benchmark(
 
 def stored_scale(store_path: Path) -> tuple[GradeScale, dict[tuple[str, str], int]] | None:
     """The grade scale and original grades of a classic project; None for n-Clue."""
-    from campaign import store
+    from campaign import store, store_load
 
     with store.connect(store_path, read_only=True) as con:
-        row = con.execute("SELECT value FROM meta WHERE key = ?", [SCALE_KEY]).fetchone()
-        if row is None:
-            return None
-        graded = con.execute("SELECT query_id, doc_id, grade FROM graded_qrels").fetchall()
-    return GradeScale.from_json(json.loads(row[0])), {(q, d): int(g) for q, d, g in graded}
+        found = store_load.graded_scale(con)
+    if found is None:
+        return None
+    value, graded = found
+    return GradeScale.from_json(json.loads(value)), {(q, d): int(g) for q, d, g in graded}

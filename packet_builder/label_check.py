@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from campaign import store
+from campaign import store, store_load
 from campaign.project import Project
 from policies.label_validity import KINDS, Finding, check_labels, counts
 from vocabulary.errors import InputError
@@ -34,20 +34,13 @@ def check(
 ) -> CheckReport:
     with store.connect(project.store_path, read_only=True) as con:
         conds: dict[str, list[str]] = {}
-        for q, c in con.execute(
-            "SELECT query_id, condition_id FROM conditions ORDER BY query_id, position"
-        ).fetchall():
+        for q, c in store_load.condition_ids(con):
             conds.setdefault(q, []).append(c)
-        grades = {
-            (q, d): int(g)
-            for q, d, g in con.execute("SELECT query_id, doc_id, grade FROM qrels").fetchall()
-        }
+        grades = {(q, d): int(g) for q, d, g in store.grade_rows(con)}
         evidence: dict[tuple[str, str, str], list[int]] = {}
-        for q, d, c, p in con.execute(
-            "SELECT query_id, doc_id, condition_id, page FROM evidence"
-        ).fetchall():
+        for q, d, c, p in store_load.evidence_page_rows(con):
             evidence.setdefault((q, d, c), []).append(int(p))
-        n_pages = dict(con.execute("SELECT doc_id, n_pages FROM documents").fetchall())
+        n_pages = store_load.page_counts(con)
     if not conds:
         raise InputError("no queries loaded", file=project.store_path, hint="run `evaudit load`")
     findings = check_labels(

@@ -15,15 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from campaign import store
+from campaign import store, store_load
 from campaign.project import Project
-from packet_builder.classic import (
-    CONDITION_ID,
-    GRADED_DDL,
-    SCALE_KEY,
-    ClassicBenchmark,
-    audit_grades,
-)
+from packet_builder.classic import CONDITION_ID, ClassicBenchmark, audit_grades
 from packet_builder.readers import read_evidence, read_qrels, read_queries, read_run, row_line
 from packet_builder.records import Query
 from vocabulary.errors import InputError
@@ -58,15 +52,15 @@ class LoadResult:
 
 def _corpus(project: Project) -> dict[str, int]:
     with store.connect(project.store_path, read_only=True) as con:
-        return dict(con.execute("SELECT doc_id, n_pages FROM documents").fetchall())
+        return store_load.page_counts(con)
 
 
 def _stored_queries(project: Project) -> dict[str, tuple[int, set[str]]]:
     with store.connect(project.store_path, read_only=True) as con:
-        n = dict(con.execute("SELECT query_id, n FROM queries").fetchall())
-        conds: dict[str, set[str]] = {q: set() for q in n}
-        for q, c in con.execute("SELECT query_id, condition_id FROM conditions").fetchall():
-            conds[q].add(c)
+        n, rows = store_load.query_conditions(con)
+    conds: dict[str, set[str]] = {q: set() for q in n}
+    for q, c in rows:
+        conds[q].add(c)
     return {q: (n[q], conds[q]) for q in n}
 
 
@@ -212,27 +206,18 @@ def load_benchmark(
         if query_list is not None:
             _replace_queries(con, query_list)
         if qrel_df is not None:
-            con.execute("DELETE FROM qrels")
-            con.register("new_qrels", qrel_df[["query_id", "doc_id", "grade"]])
-            con.execute("INSERT INTO qrels SELECT * FROM new_qrels")
+            store_load.replace_qrels(con, qrel_df[["query_id", "doc_id", "grade"]])
         if query_list is not None or qrel_df is not None:
             _replace_graded(con, classic)
         if evidence is not None or classic is not None:
-            con.execute("DELETE FROM evidence")
-            if ev_rows:
-                con.register(
-                    "new_ev",
-                    pd.DataFrame(ev_rows, columns=["query_id", "doc_id", "condition_id", "page"]),
-                )
-                con.execute("INSERT INTO evidence SELECT * FROM new_ev")
-        for name, df in run_frames.items():
-            con.execute("DELETE FROM runs WHERE run_name = ?", [name])
-            con.register("new_run", df)
-            con.execute(
-                "INSERT INTO runs SELECT run_name, query_id, doc_id, rank, score, tag, position "
-                "FROM new_run"
+            store_load.replace_evidence(
+                con,
+                pd.DataFrame(ev_rows, columns=["query_id", "doc_id", "condition_id", "page"])
+                if ev_rows
+                else None,
             )
-            con.unregister("new_run")
+        for name, df in run_frames.items():
+            store_load.replace_run(con, name, df)
     from packet_builder.label_check import check
 
     # The cheap part of `evaudit check` on what is now stored (never refuses the load).
@@ -260,20 +245,17 @@ def _graded_counts(classic: ClassicBenchmark) -> dict[str, Any]:
 
 def _replace_graded(con: Any, classic: ClassicBenchmark | None) -> None:
     """The original graded qrels and their scale; cleared when n-Clue files replace them."""
-    con.execute(GRADED_DDL)
-    con.execute("DELETE FROM graded_qrels")
-    con.execute("DELETE FROM meta WHERE key = ?", [SCALE_KEY])
     if classic is None:
-        return
-    con.register("new_graded", classic.graded[["query_id", "doc_id", "grade"]])
-    con.execute("INSERT INTO graded_qrels SELECT * FROM new_graded")
-    con.unregister("new_graded")
-    con.execute("INSERT INTO meta VALUES (?, ?)", [SCALE_KEY, json.dumps(classic.scale.to_json())])
+        store_load.replace_graded(con, None, None)
+    else:
+        store_load.replace_graded(
+            con,
+            classic.graded[["query_id", "doc_id", "grade"]],
+            json.dumps(classic.scale.to_json()),
+        )
 
 
 def _replace_queries(con: Any, query_list: list[Query]) -> None:
-    con.execute("DELETE FROM conditions")
-    con.execute("DELETE FROM queries")
     q_df = pd.DataFrame(
         [(q.query_id, q.text, q.release, q.source, q.n, i) for i, q in enumerate(query_list)],
         columns=["query_id", "text", "release", "source", "n", "position"],
@@ -306,39 +288,13 @@ def _replace_queries(con: Any, query_list: list[Query]) -> None:
             "aliases",
         ],
     )
-    con.register("new_q", q_df)
-    con.register("new_c", c_df)
-    con.execute("INSERT INTO queries SELECT * FROM new_q")
-    con.execute("INSERT INTO conditions SELECT * FROM new_c")
+    store_load.replace_queries(con, q_df, c_df)
 
 
 def status(project: Project) -> dict[str, int]:
     """Counts for `evaudit status` (gold = grade n, subset = 1..n-1)."""
     with store.connect(project.store_path, read_only=True) as con:
-
-        def one(sql: str) -> int:
-            row = con.execute(sql).fetchone()
-            return int(row[0]) if row else 0
-
-        return {
-            "documents": one("SELECT count(*) FROM documents"),
-            "pages": one("SELECT count(*) FROM pages"),
-            "queries": one("SELECT count(*) FROM queries"),
-            "conditions": one("SELECT count(*) FROM conditions"),
-            "qrels": one("SELECT count(*) FROM qrels WHERE grade > 0"),
-            "gold": one("SELECT count(*) FROM qrels JOIN queries USING (query_id) WHERE grade = n"),
-            "subset": one(
-                "SELECT count(*) FROM qrels JOIN queries USING (query_id) "
-                "WHERE grade >= 1 AND grade < n"
-            ),
-            # "evidence" counts records (query, document, condition), as `load` does; their
-            # page rows are "evidence_pages".
-            "evidence": one(
-                "SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id, condition_id FROM evidence)"
-            ),
-            "evidence_pages": one("SELECT count(*) FROM evidence"),
-            "runs": one("SELECT count(DISTINCT run_name) FROM runs"),
-        }
+        return store_load.status_counts(con)
 
 
 def stored_queries(project: Project) -> list[Query]:
@@ -346,13 +302,8 @@ def stored_queries(project: Project) -> list[Query]:
     from packet_builder.records import Condition
 
     with store.connect(project.store_path, read_only=True) as con:
-        qrows = con.execute(
-            "SELECT query_id, text, release, source FROM queries ORDER BY position"
-        ).fetchall()
-        crows = con.execute(
-            "SELECT query_id, condition_id, name, requirement, counts, does_not_count, note, "
-            "aliases FROM conditions ORDER BY query_id, position"
-        ).fetchall()
+        qrows = store.query_rows(con)
+        crows = store.condition_rows(con)
     conds: dict[str, list[Condition]] = {}
     for qid, cid, name, req, counts, dnc, note, aliases in crows:
         conds.setdefault(qid, []).append(
