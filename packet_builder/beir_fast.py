@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from campaign import store
+from campaign import store, store_corpus
 from campaign.project import Project, now_iso
-from packet_builder.source_gate import EXTRACTION_DDL
 
 # The whole corpus is held in memory (about 5x the file); a larger file is streamed by
 # the per-line reader in batches instead.
@@ -116,13 +115,7 @@ def write_columns(
         "pages_extracted": pa.array(extracted, pa.int64()), "expected_from": pa.repeat("beir", n),
     })  # fmt: skip
     with store.transaction(project.store_path) as con:
-        con.execute(EXTRACTION_DDL)
-        for name, tbl in (("documents", new_docs), ("pages", new_pages),
-                          ("extraction", new_extraction)):  # fmt: skip
-            con.register("new_rows", tbl)
-            con.execute(f"DELETE FROM {name} WHERE doc_id IN (SELECT doc_id FROM new_rows)")
-            con.execute(f"INSERT INTO {name} SELECT * FROM new_rows")
-            con.unregister("new_rows")
+        store_corpus.replace_corpus_tables(con, new_docs, new_pages, new_extraction)
     got = sum(extracted)
     summary = {
         source: {"documents": n, "pages_expected": n, "pages_extracted": got, "rate": got / n}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from campaign import store
+from campaign import store, store_corpus
 from campaign.project import Project, now_iso
 from packet_builder.corpus_manifest import ManifestReport, check_manifest
 from packet_builder.corpus_pages import DocPages
@@ -138,7 +138,7 @@ def _extract_pdf(task: tuple[str, str | None]) -> _Extracted:
 
 def _known_hashes(project: Project) -> dict[str, str]:
     with store.connect(project.store_path, read_only=True) as con:
-        return dict(con.execute("SELECT doc_id, sha256 FROM documents").fetchall())
+        return store_corpus.document_hashes(con)
 
 
 def _check_doc_id(doc_id: str, where: Path) -> None:
@@ -303,14 +303,7 @@ def _insert_batch(con: Any, docs: list[DocPages], stamp: str, source: str) -> in
         [(d.doc_id, i, t, len(t)) for d in docs for i, t in enumerate(d.pages, start=1)],
         columns=["doc_id", "page", "text", "n_chars"],
     )
-    con.register("new_docs", doc_df)
-    con.register("new_pages", page_df)
-    con.execute("DELETE FROM pages WHERE doc_id IN (SELECT doc_id FROM new_docs)")
-    con.execute("DELETE FROM documents WHERE doc_id IN (SELECT doc_id FROM new_docs)")
-    con.execute("INSERT INTO documents SELECT * FROM new_docs")
-    con.execute("INSERT INTO pages SELECT * FROM new_pages")
-    con.unregister("new_docs")
-    con.unregister("new_pages")
+    store_corpus.replace_documents(con, doc_df, page_df)
     record(con, [d.extraction(source) for d in docs])
     return len(page_df)
 
