@@ -18,6 +18,9 @@ from vocabulary.errors import InputError
 
 SCHEMA_VERSION = 1
 
+# The connection type other modules name in hints (they never import duckdb themselves).
+Connection = duckdb.DuckDBPyConnection
+
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS documents (

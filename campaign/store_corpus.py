@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
+from campaign.store import Connection
 
 EXTRACTION_DDL = (
     "CREATE TABLE IF NOT EXISTS extraction (doc_id VARCHAR PRIMARY KEY, source VARCHAR, "
@@ -19,8 +19,6 @@ LOG_DDL = (
     "CREATE TABLE IF NOT EXISTS gate_log (seq INTEGER, applied_at VARCHAR, min_rate DOUBLE, "
     "failing VARCHAR, removed VARCHAR)"
 )
-
-Connection = duckdb.DuckDBPyConnection
 
 
 def document_hashes(con: Connection) -> dict[str, str]:

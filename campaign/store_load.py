@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
+from campaign.store import Connection
 
 SCALE_KEY = "grade_scale"  # meta key: the JSON of a classic project's GradeScale
 GRADED_DDL = (
     "CREATE TABLE IF NOT EXISTS graded_qrels (query_id VARCHAR, doc_id VARCHAR, grade INTEGER, "
     "PRIMARY KEY (query_id, doc_id))"
 )
-
-Connection = duckdb.DuckDBPyConnection
 
 
 def page_counts(con: Connection) -> dict[str, Any]:

@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
 from campaign import store
 from packet_builder.records import Condition, Query
 from packet_builder.routes.base import Corpus
@@ -32,7 +30,7 @@ def _json_list(text: str | None) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else (str(value),)
 
 
-def read_benchmark(con: duckdb.DuckDBPyConnection) -> Benchmark:
+def read_benchmark(con: store.Connection) -> Benchmark:
     conds: dict[str, list[Condition]] = {}
     for row in store.condition_rows(con):
         conds.setdefault(row[0], []).append(
@@ -61,17 +59,17 @@ def read_benchmark(con: duckdb.DuckDBPyConnection) -> Benchmark:
     return Benchmark(queries, qrels, evidence, files, n_pages)
 
 
-def iter_pages(con: duckdb.DuckDBPyConnection) -> Iterator[tuple[str, int, str]]:
+def iter_pages(con: store.Connection) -> Iterator[tuple[str, int, str]]:
     for batch in store.page_batches(con):
         yield from ((d, int(p), t or "") for d, p, t in batch)
 
 
-def read_corpus(con: duckdb.DuckDBPyConnection) -> Corpus:
+def read_corpus(con: store.Connection) -> Corpus:
     """Every page (BM25 statistics are corpus-wide); `Corpus.shown_pages` skips empty ones."""
     return Corpus.from_rows(iter_pages(con))
 
 
-def read_run(con: duckdb.DuckDBPyConnection, run_name: str) -> dict[str, list[str]]:
+def read_run(con: store.Connection, run_name: str) -> dict[str, list[str]]:
     """query_id -> doc_ids best first (score descending, then rank, then file order)."""
     out: dict[str, list[str]] = {}
     for q, d in store.run_rows(con, run_name):
@@ -79,5 +77,5 @@ def read_run(con: duckdb.DuckDBPyConnection, run_name: str) -> dict[str, list[st
     return out
 
 
-def run_names(con: duckdb.DuckDBPyConnection) -> list[str]:
+def run_names(con: store.Connection) -> list[str]:
     return store.run_names(con)
