@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from audit_app.access import add_annotator, login_url
-from campaign.project import Project, init_project
+from campaign.init import init_project
+from campaign.project import Project
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
 

@@ -83,7 +83,7 @@ def raw_loop(files: list[Path]) -> tuple[int, float]:
 
 
 def project_ingest(pdf_dir: Path, workdir: Path, workers: int) -> tuple[int, float]:
-    from campaign.project import init_project
+    from campaign.init import init_project
     from packet_builder.ingest import ingest
 
     project, _ = init_project(workdir / f"proj-{workers}", "bench")

@@ -60,7 +60,7 @@ def source_stamp(bench: Path) -> dict[str, list[int]]:
 
 def build_project_from(bench: Path, root: Path) -> Path:
     """Ingest and load make_corpus.py output (PDF folder or pages.jsonl + benchmark files)."""
-    from campaign.project import init_project
+    from campaign.init import init_project
     from packet_builder.ingest import ingest
     from packet_builder.loader import load_benchmark
 
@@ -96,7 +96,7 @@ def build_project_from(bench: Path, root: Path) -> Path:
 
 def synthetic_project(root: Path, docs: int = 750, pages: int = 27, queries: int = 1000) -> Path:
     """Zipf-vocabulary pages with planted condition phrases (some OCR-garbled)."""
-    from campaign.project import init_project
+    from campaign.init import init_project
     from packet_builder.ingest import ingest
     from packet_builder.loader import load_benchmark
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from campaign import store
+from campaign.init import init_project
 from campaign.packets import save_packet
-from campaign.project import Project, init_project
+from campaign.project import Project
 
 PASSWORD = "admin-pass-123"
 RULE = (

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from campaign import store
+from campaign.init import init_project
 from campaign.packets import save_packet
-from campaign.project import Project, init_project
+from campaign.project import Project
 
 
 def page_text(doc_id: str, page: int) -> str:

@@ -675,7 +675,7 @@ def check_import_into_project(
     from audit_app.responses import import_responses
     from audit_app.session import ItemState, load_packet, record
     from campaign import journal
-    from campaign.project import init_project
+    from campaign.init import init_project
 
     project, _ = init_project(built["root"] / f"project-{final_path.stem}", admin_password="pw")
     project.packet_path("pilot").write_bytes((built["root"] / "pilot.json").read_bytes())

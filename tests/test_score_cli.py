@@ -211,7 +211,7 @@ def test_bad_input_writes_no_per_query_file(bench: Path) -> None:
 
 def test_project_store_supplies_queries_and_qrels(bench: Path, tmp_path: Path) -> None:
     from campaign import store
-    from campaign.project import init_project
+    from campaign.init import init_project
 
     project, _ = init_project(tmp_path / "proj", admin_password="pw")
     with store.transaction(project.store_path) as con:

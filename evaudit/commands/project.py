@@ -37,7 +37,8 @@ def init(
     directory: Path, admin_password: str | None, journal_url: str | None, as_json: bool
 ) -> None:
     """Create a project folder DIRECTORY with its campaign store (audit.duckdb)."""
-    from campaign.project import init_project, password_problem
+    from campaign.init import init_project
+    from campaign.project import password_problem
 
     problem = password_problem(admin_password) if admin_password is not None else None
     if problem:  # a chosen password only: a generated one is long and random
