@@ -246,6 +246,7 @@ class AnnotatorSession:
     # The journal as last read: its (size, mtime) signature, the latest state per item
     # and which items are complete. Re-read whenever the file changed (a second tab).
     _sig: tuple[int, int] | None = field(default=None, repr=False)
+    _read: journal.StreamRead | None = field(default=None, repr=False)
     _states: dict[str, ItemState] = field(default_factory=dict, repr=False)
     _done: dict[str, bool] = field(default_factory=dict, repr=False)
 
@@ -256,10 +257,19 @@ class AnnotatorSession:
         return cls(packet, annotator, path)
 
     def restore(self) -> dict[str, ItemState]:
-        """Every saved draft, by the journal's one rule (`campaign.journal.read_stream`)."""
+        """Every saved draft, by the journal's one rule (`campaign.journal.read_stream`).
+
+        After the first read only the lines appended since are read (the result is that of
+        a full read): after each save the journal has changed, and a long journal must not
+        cost a full re-read per save."""
         read = journal.read_stream(
-            self.journal_path, self.packet.sha256, self.packet.item_ids, self.annotator
+            self.journal_path,
+            self.packet.sha256,
+            self.packet.item_ids,
+            self.annotator,
+            since=self._read,
         )
+        self._read = read
         self.stale_lines = read.other_packet_lines
         return {k: ItemState.from_line(v) for k, v in read.latest.items()}
 

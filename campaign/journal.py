@@ -31,7 +31,7 @@ import fcntl
 import json
 import os
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -45,6 +45,9 @@ _TAIL_BYTES = 1 << 16
 class JournalRead:
     lines: list[dict[str, Any]]
     skipped: int  # unparsable (partial) lines
+    # Where this read stopped in a file journal: (device, inode, byte offset after the last
+    # line read). None when the read cannot be continued (database rows, a partial last line).
+    cursor: tuple[int, int, int] | None = None
 
 
 def _last_seq(fd: int, size: int, path: Path) -> int:
@@ -60,7 +63,7 @@ def _last_seq(fd: int, size: int, path: Path) -> int:
         except (ValueError, KeyError, TypeError):
             continue
     if start > 0:  # a very long partial tail: fall back to a full scan
-        return max((int(x.get("seq", 0)) for x in _read_file(path).lines), default=0)
+        return max((int(x.get("seq", 0)) for x in _read_all(path).lines), default=0)
     return 0
 
 
@@ -105,13 +108,35 @@ def read_journal(path: Path) -> JournalRead:
     return backend_for(path.parent).read(path.stem)
 
 
-def _read_file(path: Path) -> JournalRead:
+def _read_all(path: Path) -> JournalRead:
+    read = _read_file(path)
+    assert read is not None  # a read without a cursor always reads
+    return read
+
+
+def _read_file(path: Path, cursor: tuple[int, int, int] | None = None) -> JournalRead | None:
+    """Every line, or with `cursor` only the lines appended since that read (None when the
+    file is not the one the cursor points into any more: the caller reads it whole)."""
     lines: list[dict[str, Any]] = []
     skipped = 0
-    if not path.is_file():
-        return JournalRead(lines, 0)
-    with path.open("rb") as fh:
+    if not path.is_file():  # no journal yet (or something else in its place): no lines
+        return JournalRead(lines, 0) if cursor is None else None
+    try:
+        fh = path.open("rb")
+    except FileNotFoundError:  # removed just now
+        return JournalRead(lines, 0) if cursor is None else None
+    with fh:
+        st = os.fstat(fh.fileno())
+        start = 0
+        if cursor is not None:
+            if (st.st_dev, st.st_ino) != cursor[:2] or st.st_size < cursor[2]:
+                return None
+            start = cursor[2]
+            fh.seek(start)
+        offset, partial = start, False
         for raw in fh:
+            offset += len(raw)
+            partial = not raw.endswith(b"\n")
             if not raw.strip():
                 continue
             try:
@@ -123,7 +148,10 @@ def _read_file(path: Path) -> JournalRead:
                 lines.append(obj)
             else:
                 skipped += 1
-    return JournalRead(lines, skipped)
+    # Appends write whole lines, so only a crash leaves a line without its newline; a read
+    # that ends in one is not continued (the next append isolates it and a full read counts it).
+    end = None if partial else (st.st_dev, st.st_ino, offset)
+    return JournalRead(lines, skipped, end)
 
 
 def latest_by_item(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -149,6 +177,10 @@ class StreamRead:
     unparsable_lines: int
     other_packet_lines: int
     unknown_items: int
+    # For continuing the read (`read_stream(..., since=this)`): where it stopped, and the
+    # latest counted line of items the packet does not have.
+    cursor: tuple[int, int, int] | None = None
+    unknown: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def problems(self) -> dict[str, int]:
         """The counts integrity reports per stream (docs/workflow.md)."""
@@ -160,27 +192,49 @@ class StreamRead:
 
 
 def read_stream(
-    path: Path, packet_sha256: str, item_ids: Collection[str], annotator: str | None = None
+    path: Path,
+    packet_sha256: str,
+    item_ids: Collection[str],
+    annotator: str | None = None,
+    since: StreamRead | None = None,
 ) -> StreamRead:
     """The counted lines of one journal (the module docstring's rule); `annotator`
-    defaults to the file's name."""
+    defaults to the file's name. With `since` (an earlier read of the same journal, packet
+    and items), only what was appended after it is read, and the result equals a full read
+    (a long journal then costs its new lines, not all of them, after every save)."""
     name = annotator if annotator is not None else path.stem
-    read = read_journal(path)
+    backend = backend_for(path.parent)
+    read: JournalRead | None = None
+    if since is not None and since.cursor is not None and isinstance(backend, FileJournal):
+        read = _read_file(path, since.cursor)
+    base = since if read is not None else None
+    if read is None:
+        read = backend.read(path.stem)
     counted = [
         ln
         for ln in read.lines
         if ln.get("packet_sha256") == packet_sha256 and ln.get("annotator", name) == name
     ]
-    latest = latest_by_item(counted)
     known = set(item_ids)
+    latest = dict(base.latest) if base else {}
+    unknown = dict(base.unknown) if base else {}
+    for item, line in latest_by_item(counted).items():
+        into = latest if item in known else unknown
+        if item not in into or line["seq"] > into[item]["seq"]:
+            into[item] = line
+    new_lines = sorted((ln for ln in counted if ln.get("item_id") in known), key=_seq)
     return StreamRead(
         annotator=name,
         path=path,
-        latest={i: ln for i, ln in latest.items() if i in known},
-        lines=sorted((ln for ln in counted if ln.get("item_id") in known), key=_seq),
-        unparsable_lines=read.skipped,
-        other_packet_lines=len(read.lines) - len(counted),
-        unknown_items=sum(1 for i in latest if i not in known),
+        latest=latest,
+        lines=[*base.lines, *new_lines] if base else new_lines,
+        unparsable_lines=read.skipped + (base.unparsable_lines if base else 0),
+        other_packet_lines=len(read.lines)
+        - len(counted)
+        + (base.other_packet_lines if base else 0),
+        unknown_items=len(unknown),
+        cursor=read.cursor,
+        unknown=unknown,
     )
 
 
@@ -231,7 +285,7 @@ class FileJournal:
         return _append_file(journal_path(self.journal_dir, annotator), record)
 
     def read(self, annotator: str) -> JournalRead:
-        return _read_file(journal_path(self.journal_dir, annotator))
+        return _read_all(journal_path(self.journal_dir, annotator))
 
     def annotators(self) -> list[str]:
         if not self.journal_dir.is_dir():
