@@ -11,40 +11,24 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-import shutil
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from audit_app import actions
 from audit_app.session import ItemState, Packet
+from tests.test_textnorm import needs_node, run_node
 from vocabulary.gates import ConditionAnswer, QuoteRule
 
-ROOT = Path(__file__).resolve().parent.parent
-NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+# The JavaScript side runs through tests/js/driver.cjs (one runner for every parity test).
+node = run_node
+
 
 POOLS = {
     "C1": {"J1-C1-A": "alpha page text", "J1-C1-B": "beta page text", "J1-C1-C": "gamma"},
     "C2": {"J1-C2-A": "alpha page text", "J1-C2-B": "delta page text"},
 }
 ITEM = {"conditions": [{"condition_key": c, "pages": list(p)} for c, p in POOLS.items()]}
-
-
-def node(op: str, cases: list[Any]) -> list[Any]:
-    assert NODE is not None
-    proc = subprocess.run(
-        [NODE, str(ROOT / "tests" / "js" / "driver.cjs")],
-        input=json.dumps({"op": op, "cases": cases}),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=True,
-        timeout=120,
-    )
-    return list(json.loads(proc.stdout))
 
 
 def random_action(rng: random.Random) -> dict[str, Any]:
