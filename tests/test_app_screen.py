@@ -164,6 +164,45 @@ def test_every_way_of_reaching_an_item_shows_its_latest_line(tmp_path: Path, bro
         server.stop()
 
 
+def test_a_change_made_while_the_server_is_down_is_saved_when_it_returns(
+    tmp_path: Path, browser
+) -> None:
+    fx = build(tmp_path / "proj", items=3, conditions=2, pages=2, chars=300)
+    token = add_annotator(fx.project, "dn", ["initial"])[1]
+    jr = Journal(fx, "dn")
+    server = Server(fx.project.root, free_port())
+    try:
+        pg = browser.new_page(viewport={"width": 1400, "height": 900})
+        closed: list[str] = []
+        pg.on("console", lambda m: closed.append(m.text) if "onclose" in m.text else None)
+        pg.goto(server.url(token))
+        at_item(pg, "J001", 1, 3)
+        answer(pg, "C1", "no")
+        saved(pg, "J001", 1)
+        server.kill9()
+        deadline = T
+        while not closed and deadline > 0:
+            pg.wait_for_timeout(100)
+            deadline -= 100
+        assert closed, "the page never saw the connection close"
+        # The user goes on judging while the server is away: the screen keeps the answer
+        # as not yet saved, and nothing reaches the journal.
+        answer(pg, "C2", "no")
+        pg.locator('.evaudit-card[data-pending="1"]').wait_for(timeout=T)
+        assert screen_state(pg)["conditions"]["C2"]["answer"] == "no"
+        assert len(jr.lines()) == 1
+        # Back up: with no further click, the answer is saved exactly once.
+        server = Server(fx.project.root, server.port)
+        saved(pg, "J001", 2)
+        lines = jr.lines()
+        assert len(lines) == 2
+        assert line_state(lines[-1]) == screen_state(pg)
+        assert line_state(lines[-1])["conditions"]["C2"]["answer"] == "no"
+        pg.close()
+    finally:
+        server.stop()
+
+
 def quote_values(pg: Any) -> list[str]:
     return [str(v) for v in pg.locator(".jc-quote").evaluate_all("qs => qs.map(q => q.value)")]
 

@@ -19,6 +19,9 @@ STATIC = Path(__file__).resolve().parent.parent / "static"
 SCRIPTS = ("textnorm.js", "gates.js", "card.js")
 
 _ADAPTER = """
+const RETRY_MS = 1500;
+const RETRY_MAX_MS = 8000;
+
 export default function (component) {
   const { data, setStateValue, parentElement } = component;
   const JC = globalThis.JudgeCard;
@@ -40,6 +43,22 @@ export default function (component) {
       host.outbox.push(action);
       send();
       host.mount.dataset.pending = String(host.outbox.length);
+      host.arm(RETRY_MS);
+    };
+    // An action sent while the connection is down is dropped by Streamlit ("Cannot send
+    // rerun backMessage when disconnected"), and an unchanged render after the reconnect
+    // does not call this module again: so the outbox is re-sent on a timer, backing off,
+    // until the server confirms it. Re-sending is harmless (actions apply once, by id).
+    // A refused save (status "error") waits for the user's next change instead.
+    host.arm = (delay) => {
+      clearTimeout(host.retry);
+      const st = host.data && host.data.status;
+      if (!host.outbox.length || (st && st.kind === "error")) return;
+      host.retry = setTimeout(() => {
+        if (!host.outbox.length) return;
+        host.send();
+        host.arm(Math.min(delay * 2, RETRY_MAX_MS));
+      }, delay);
     };
     host.card = new JC.Card(mount, {
       onAction: (action) => { push(action); host.draw(); },
@@ -68,15 +87,7 @@ export default function (component) {
   }
   host.data = data;
   host.draw();
-  // A change sent while the server was away (restart, network) can be lost with the
-  // connection: if actions still wait once the server has answered, send them again.
-  clearTimeout(host.retry);
-  if (host.outbox.length && !(data.status && data.status.kind === "error")) {
-    const last = host.outbox[host.outbox.length - 1].id;
-    host.retry = setTimeout(() => {
-      if (host.outbox.length && host.outbox[host.outbox.length - 1].id === last) host.send();
-    }, 1500);
-  }
+  host.arm(RETRY_MS);
 }
 """
 
