@@ -437,6 +437,15 @@ def stored(page: Any, sha: str) -> dict[str, Any]:
     return dict(json.loads(raw)) if raw else {}
 
 
+def reload(page: Any) -> None:
+    """Reload and wait for the new document's ready flag (never the old document's)."""
+    page.evaluate("() => { window.__beforeReload = true; }")
+    page.reload()
+    page.wait_for_function(
+        "() => !window.__beforeReload && document.documentElement.dataset.ready === '1'"
+    )
+
+
 def screen_state(page: Any) -> dict[str, Any]:
     """What the card shows for the current item, condition by condition (tabs save nothing)."""
     keys = page.locator(".jc-tab").evaluate_all("ts => ts.map(t => t.dataset.cond)")
@@ -569,9 +578,10 @@ def test_offline_end_to_end(browser: Any, built: dict[str, Any], tmp_path: Path)
     assert item_id(page) == "J001"
 
     # Reload: every draft is back; the app resumes at the first incomplete item (J001).
-    page.reload()
-    page.wait_for_selector("html[data-ready='1']")
-    assert "Resumed 2 item draft(s)" in page.locator("#notice").inner_text()
+    assert sorted(stored(page, built["sha"])["items"]) == ["J001", "J002"]
+    reload(page)
+    notice = page.locator("#notice").inner_text()
+    assert "Resumed 2 item draft(s)" in notice, (notice, net.errors, stored(page, built["sha"]))
     assert item_id(page) == "J001"
     assert quote_box(page, "J001-C1-A").input_value() == "ENROLLED 412 ADULT PATIENTS"
     assert answered(page, "C2") == "yes"
@@ -1086,8 +1096,7 @@ def test_going_back_shows_the_saved_draft(
     shows("J002")
     page.locator("#btn-first-incomplete").click()
     shows("J002")  # J001 is complete, J002 is not
-    page.reload()
-    page.wait_for_selector("html[data-ready='1']")
+    reload(page)
     shows("J002")
     page.locator(".jc-prev").click()
     shows("J001")
