@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
@@ -10,14 +9,15 @@ from typing import Any, TypeVar
 import click
 from tqdm import tqdm
 
-from vocabulary.jsonsafe import json_safe
+from vocabulary.jsonsafe import dumps_indented
 from vocabulary.progress import Progress
 
 T = TypeVar("T")
 
 
 def dumps(obj: Any) -> str:
-    return json.dumps(json_safe(obj), indent=2, sort_keys=False, ensure_ascii=False)
+    """`json.dumps(json_safe(obj), indent=2, ensure_ascii=False)`, as every release printed."""
+    return dumps_indented(obj)
 
 
 def emit_json(obj: Any) -> None:
