@@ -41,7 +41,9 @@ def delta_v_mean_interval(
     delta: NDArray[np.float64], validation_fraction: float, level: float = 0.95
 ) -> dict[str, Any]:
     """The corrected resampled t interval of the mean Delta V over splits."""
-    from scipy import stats
+    # Student's t quantile (what scipy.stats.t.ppf calls): scipy.special imports in a
+    # tenth of a second, scipy.stats in more than half a second.
+    from scipy.special import stdtrit
 
     s = len(delta)
     mean = float(np.mean(delta)) if s else math.nan
@@ -50,7 +52,7 @@ def delta_v_mean_interval(
         return out
     ratio = (1.0 - validation_fraction) / validation_fraction
     var = float(np.var(delta, ddof=1))
-    half = float(stats.t.ppf((1.0 + level) / 2.0, s - 1)) * math.sqrt((1.0 / s + ratio) * var)
+    half = float(stdtrit(s - 1, (1.0 + level) / 2.0)) * math.sqrt((1.0 / s + ratio) * var)
     out["low"], out["high"] = mean - half, mean + half
     return out
 
