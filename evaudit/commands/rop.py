@@ -1,20 +1,16 @@
 """`evaudit rop`: Returned-Object Profile declarations, evaluation and target comparison.
 
-Thin commands: parse options, call one function of `packet_builder.rop_files`
-(the file edge of the pure `scorers.rop` library), print.
+Thin commands: parse options, call one service of `services.rop` and print its report
+(`to_json()` under --json, `table()` otherwise).
 """
 
 from __future__ import annotations
-
-import json
-from typing import Any
 
 import click
 
 from evaudit.commands.options import int_list
 from evaudit.commands.rop_study import STUDY_COMMANDS
 from evaudit.output import emit_json
-from vocabulary.tables import table
 
 
 @click.group(name="rop")
@@ -27,13 +23,6 @@ def rop() -> None:
     """
 
 
-def _list_line(label: str, items: list[str], limit: int = 10) -> str:
-    shown = ", ".join(items[:limit]) + (
-        f" ... (+{len(items) - limit})" if len(items) > limit else ""
-    )
-    return f"{label}: {len(items)}" + (f" [{shown}]" if items else "")
-
-
 @rop.command("evaluate")
 @click.argument("declaration", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
@@ -44,38 +33,22 @@ def evaluate_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     Exit code: 0 RUN_PASS or NOT_APPLICABLE, 1 RUN_FAIL, 2 RUN_UNVERIFIABLE,
     3 RUN_INVALID (including a declaration that cannot be read).
     """
-    from packet_builder.rop_files import evaluate_declaration_file
+    from services.rop import evaluate
 
-    result = evaluate_declaration_file(declaration)
+    report = evaluate(declaration)
     if as_json:
-        emit_json(result.to_json())
+        emit_json(report.to_json())
     else:
-        click.echo(f"run status: {result.run_status}")
-        click.echo(f"declaration: {result.declaration_id} (mode {result.mode})")
-        click.echo(
-            f"expected records: {result.expected_records}  observed: {result.observed_records}"
-            f"  evaluable: {result.evaluable_records}  pass fraction: "
-            + ("n/a" if result.pass_fraction is None else f"{result.pass_fraction:.4f}")
-        )
-        click.echo(table([[k, v] for k, v in result.histogram.items()], ["verdict", "records"]))
-        for label, items in (
-            ("missing", result.missing_record_ids),
-            ("duplicate", result.duplicate_record_ids),
-            ("unexpected", result.unexpected_record_ids),
-            ("malformed", result.malformed_record_ids),
-        ):
-            click.echo(_list_line(label, items))
-        for problem in result.problems:
-            click.echo(f"problem: {problem}")
-    ctx.exit(result.exit_code)
+        click.echo(report.table())
+    ctx.exit(report.exit_code)
 
 
 @rop.command("schema")
 def schema_cmd() -> None:
     """Print the JSON Schema of a v1 declaration (shipped with the package)."""
-    from scorers.rop.declaration import schema
+    from services.rop import schema
 
-    click.echo(json.dumps(schema(), indent=2))
+    click.echo(schema().table())
 
 
 @rop.command("validate")
@@ -88,25 +61,14 @@ def validate_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     Checks the schema, every SHA-256, population order/count/hash, resolver
     ownership and the witness inverse map. Exit 0 when valid, 3 when not.
     """
-    from packet_builder.rop_files import validate_declaration_file
+    from services.rop import validate
 
-    check = validate_declaration_file(declaration)
+    report = validate(declaration)
     if as_json:
-        emit_json(
-            {
-                "valid": check.valid,
-                "declaration_id": check.declaration_id,
-                "mode": check.mode,
-                "problems": check.problems,
-            }
-        )
-    elif check.valid:
-        click.echo(f"valid: {declaration} ({check.declaration_id}, mode {check.mode})")
+        emit_json(report.to_json())
     else:
-        for problem in check.problems:
-            click.echo(f"problem: {problem}")
-        click.echo(f"invalid: {len(check.problems)} problem(s)")
-    ctx.exit(0 if check.valid else 3)
+        click.echo(report.table())
+    ctx.exit(report.exit_code)
 
 
 def _pair(_: click.Context, __: click.Parameter, value: str | None) -> tuple[str, str] | None:
@@ -182,14 +144,14 @@ def targets_cmd(
     and both recalls ("Does the Selected Object Reach the Reader?", Tables 16-18). Records whose selected or trace
     id is missing or unresolvable are excluded and listed.
     """
-    from packet_builder.rop_files import compare_targets_file
+    from services.rop import targets
 
     if resamples and pair is None:
         raise click.UsageError("--bootstrap needs --pair BASE,NEW")
-    report = compare_targets_file(
+    report = targets(
         records,
         cutoffs,
-        resolver_path=resolver,
+        resolver=resolver,
         subset=subset,
         pair=pair,
         resamples=resamples,
@@ -198,33 +160,9 @@ def targets_cmd(
         group_field=group_field,
     )
     if as_json:
-        emit_json(report)
-        return
-    click.echo(
-        f"records: {report['records']}  usable: {report['usable_records']}  distinct: "
-        f"{report['distinct_records']}  aligned: {report['aligned_records']}  scored "
-        f"({report['subset']}): {report['records_scored']}"
-    )
-    cols = ["stack", "cutoff", "group", "n", "P1H1", "P1H0", "P0H1", "P0H0", "different_labels"]
-    rows: list[list[Any]] = [
-        [r[c] if r[c] is not None else "all" for c in cols]
-        + [r["recall_selected"], r["recall_trace"]]
-        for r in report["table"]
-    ]
-    click.echo(table(rows, [*cols, "recall_U", "recall_G"]))
-    for p in report["pairs"]:
-        line = (
-            f"{p['base']} -> {p['new']} @ {p['cutoff']}: change "
-            f"{p['change_points']:+.1f} points (miss->hit {p['miss_to_hit']}, hit->miss "
-            f"{p['hit_to_miss']})"
-        )
-        boot = p.get("bootstrap")
-        if boot and boot["ci_low"] is not None:
-            line += (
-                f", 95% cluster bootstrap [{100 * boot['ci_low']:.1f}, "
-                f"{100 * boot['ci_high']:.1f}] over {boot['clusters']} clusters"
-            )
-        click.echo(line)
+        emit_json(report.to_json())
+    else:
+        click.echo(report.table())
 
 
 @rop.command("from-qrels")
@@ -257,15 +195,13 @@ def from_qrels_cmd(
     Population = every query; acceptable targets = its golds (grade == n);
     returned ids = the run. Evaluate it with `evaudit rop evaluate OUT/declaration.json`.
     """
-    from packet_builder.rop_files import rop_from_qrels_files
+    from services.rop import from_qrels
 
-    summary = rop_from_qrels_files(queries, qrels, run, cutoff=cutoff, out_dir=out_dir)
+    report = from_qrels(queries, qrels, run, cutoff=cutoff, out_dir=out_dir)
     if as_json:
-        emit_json(summary)
-        return
-    click.echo(f"wrote {summary['declaration']} ({summary['queries']} queries, k={cutoff})")
-    for label in ("queries_without_gold", "queries_missing_from_run", "run_queries_not_in_queries"):
-        click.echo(_list_line(label.replace("_", " "), summary[label]))
+        emit_json(report.to_json())
+    else:
+        click.echo(report.table())
 
 
 for _command in STUDY_COMMANDS:

@@ -2,19 +2,16 @@
 envelope ("Does the Selected Object Reach the Reader?", Tables 4, 7, 9, 10, 15, 19, 21, the
 replay join check and the declaration envelope of Appendix A).
 
-Thin: parse options, call one function of `packet_builder.rop_study_files`, print. The
+Thin: parse options, call one service of `services.rop_study`, print its report. The
 `rop` group in `evaudit/commands/rop.py` adds every command of ``STUDY_COMMANDS``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from evaudit.commands.options import int_list
 from evaudit.output import emit_json
-from vocabulary.tables import table
 
 
 def _arm_pairs(
@@ -29,16 +26,6 @@ def _arm_pairs(
                 raise click.BadParameter("name two arms, e.g. id:question")
             out.append((parts[0], parts[1]))
     return out
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}"
-
-
-def _interval_text(boot: dict[str, Any]) -> str:
-    if boot["ci_low"] is None:
-        return ""
-    return f" [{100 * boot['ci_low']:.1f}, {100 * boot['ci_high']:.1f}]"
 
 
 @click.command("accounting")
@@ -81,50 +68,13 @@ def accounting_cmd(
     """Table 4: every planned record per model in one column (not observed, invalid output,
     ID absent from corpus, U = G, U != G), and return rates over the planned denominator
     with invalid rows counted as misses (Table 20)."""
-    from packet_builder.rop_study_files import accounting_file
+    from services.rop_study import accounting
 
-    report = accounting_file(records, resolver, cutoffs, planned=planned, model_field=model_field)
+    report = accounting(records, resolver, cutoffs, planned=planned, model_field=model_field)
     if as_json:
         emit_json(report.to_json())
-        return
-    cols = [
-        "planned",
-        "observed",
-        "not_observed",
-        "invalid_output",
-        "absent_from_corpus",
-        "aligned",
-        "distinct",
-    ]
-    rows = [[r.model or "Total"] + [r.to_json()[c] for c in cols] for r in report.rows]
-    click.echo(
-        table(
-            rows,
-            [
-                "model",
-                "planned",
-                "observed",
-                "not observed",
-                "invalid output",
-                "ID absent",
-                "U=G",
-                "U!=G",
-            ],
-        )
-    )
-    if report.rates:
-        rate_rows = [
-            [
-                x["model"] or "all",
-                x["stack"],
-                x["cutoff"],
-                x["planned"],
-                x["selected_rate"],
-                x["trace_rate"],
-            ]
-            for x in (r.to_json() for r in report.rates)
-        ]
-        click.echo(table(rate_rows, ["model", "stack", "k", "planned", "R_U", "R_G"]))
+    else:
+        click.echo(report.table())
 
 
 @click.command("misses")
@@ -174,54 +124,15 @@ def misses_cmd(
     """Tables 7, 15 and 19: rank of every missed selected object up to --depth, near the
     cutoff or absent, and the absent split into verified nonmatch (fewer than --depth
     documents satisfy the OR query) and unresolved, when or_matches is given."""
-    from packet_builder.rop_study_files import misses_file
+    from services.rop_study import misses
 
-    report = misses_file(
+    report = misses(
         records, stack, cutoff, depth, resolver=resolver, subset=subset, group_field=group_field
     )
     if as_json:
         emit_json(report.to_json())
-        return
-    out = report.to_json()
-    click.echo(
-        f"{stack} @ {cutoff}: {out['missed']} of {report.records} records missed; "
-        f"{out['near_cutoff']} at ranks {cutoff + 1}-{depth}, {out['absent']} > {depth}"
-    )
-
-    def rank_text(ranks: list[int | None]) -> str:
-        return ",".join(f">{depth}" if r is None else str(r) for r in ranks)
-
-    stacks = list(report.objects[0].ranks) if report.objects else []
-    click.echo(
-        table(
-            [
-                [o.selected, o.rows] + [rank_text(o.ranks[s]) for s in stacks]
-                for o in report.objects
-            ],
-            ["selected object", "rows", *stacks],
-        )
-    )
-    click.echo(
-        table(
-            [
-                [
-                    p.group or "all",
-                    p.absent_at_k,
-                    p.near_cutoff,
-                    "n/a" if p.nonmatch is None else p.nonmatch,
-                    "n/a" if p.unresolved is None else p.unresolved,
-                ]
-                for p in report.partition
-            ],
-            [
-                "group",
-                f"absent at {cutoff}",
-                f"ranks {cutoff + 1} to {depth}",
-                "nonmatch",
-                "unresolved",
-            ],
-        )
-    )
+    else:
+        click.echo(report.table())
 
 
 @click.command("association")
@@ -268,19 +179,15 @@ def association_cmd(
     in exactly one, with a 95% interval that resamples question ids (all model rows of a
     question together). READER.jsonl: {"question_id","model","arm","em","contains_selected",
     "aligned"?,"passages"?}."""
-    from packet_builder.rop_study_files import association_file
+    from services.rop_study import association
 
-    report = association_file(
+    report = association(
         reader, pairs, passages=passages, resamples=resamples, seed=seed, cluster_field=cluster
     )
     if as_json:
         emit_json(report.to_json())
-        return
-    rows = []
-    for p in report.pairs:
-        delta = _pct(p.delta) + _interval_text(p.interval.to_json())
-        rows.append([f"{p.arm_a}/{p.arm_b}", p.n, _pct(p.return_em), _pct(p.omit_em), delta])
-    click.echo(table(rows, ["arm pair", "n", "Return EM", "Omit EM", "Delta EM [95%]"]))
+    else:
+        click.echo(report.table())
 
 
 @click.command("deletion")
@@ -320,45 +227,16 @@ def deletion_cmd(
     contrasts with paired bootstrap intervals and the most adverse reassignment of the
     failures, and per-arm call accounting. CALLS.jsonl: {"item_id","arm","repeat",
     "status","em"?,"answer"?,"requests"?}."""
-    from packet_builder.rop_study_files import deletion_file
+    from services.rop_study import deletion
 
     arm_list = [a.strip() for a in arms.split(",") if a.strip()]
     if len(arm_list) < 2:
         raise click.BadParameter("name at least two arms", param_hint="--arms")
-    report = deletion_file(calls, arm_list, contrasts or None, resamples=resamples, seed=seed)
+    report = deletion(calls, arm_list, contrasts or None, resamples=resamples, seed=seed)
     if as_json:
         emit_json(report.to_json())
-        return
-    rows = [
-        [
-            f"{c.arm_a}/{c.arm_b}",
-            c.n,
-            f"{_pct(c.em_a)}/{_pct(c.em_b)}",
-            _pct(c.delta) + _interval_text(c.interval.to_json()),
-            _pct(c.adverse_delta),
-        ]
-        for c in report.contrasts
-    ]
-    click.echo(table(rows, ["contrast", "n", "EM A/B", "Delta EM [95%]", "adverse Delta"]))
-    acc = report.accounting
-    lines: list[list[Any]] = [
-        ["Items", *[a.items for a in acc]],
-        ["Scheduled calls", *[a.scheduled_calls for a in acc]],
-        [
-            "Provider requests",
-            *["n/a" if a.provider_requests is None else a.provider_requests for a in acc],
-        ],
-        ["Valid / failed calls", *[f"{a.valid_calls} / {a.failed_calls}" for a in acc]],
-        [
-            "Same valid answer",
-            *[
-                "n/a" if a.same_valid_answer is None else f"{a.same_valid_answer}/{a.items}"
-                for a in acc
-            ],
-        ],
-        ["Majority exact", *[f"{a.majority_exact}/{a.items}" for a in acc]],
-    ]
-    click.echo(table(lines, ["", *[a.arm for a in acc]]))
+    else:
+        click.echo(report.table())
 
 
 @click.command("replay-check")
@@ -381,20 +259,14 @@ def replay_check_cmd(ctx: click.Context, runs: str, reader: str, as_json: bool) 
     """Validate joined replay records: every reader record refers to a declared run record
     with the same question id (and model) and the same returned-list SHA-256. Exit 0 when
     every reader record is accepted, 1 when any is rejected."""
-    from packet_builder.rop_study_files import replay_file
+    from services.rop_study import replay_check
 
-    report = replay_file(runs, reader)
+    report = replay_check(runs, reader)
     if as_json:
         emit_json(report.to_json())
     else:
-        click.echo(
-            f"run records: {report.run_records}  reader records: "
-            f"{report.reader_records}  accepted: {report.accepted}  rejected: "
-            f"{len(report.rejected)}"
-        )
-        for r in report.rejected:
-            click.echo(f"{reader}:{r.line}: {r.reason}")
-    ctx.exit(0 if report.valid else 1)
+        click.echo(report.table())
+    ctx.exit(report.exit_code)
 
 
 @click.command("envelope")
@@ -406,20 +278,14 @@ def envelope_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     to the instruction sheet's. Without an envelope they are not applicable (never passed).
     Exit 0 when valid or not applicable, 3 when a value differs (the declaration is invalid;
     `rop evaluate` gives RUN_INVALID)."""
-    from packet_builder.rop_study_files import envelope_file
+    from services.rop_study import envelope
 
-    report = envelope_file(declaration)
+    report = envelope(declaration)
     if as_json:
         emit_json(report.to_json())
     else:
-        click.echo(f"envelope: {report.status}")
-        click.echo(
-            table(
-                [[c.check, c.status, c.envelope, c.sheet] for c in report.checks],
-                ["check", "status", "envelope", "instruction sheet"],
-            )
-        )
-    ctx.exit(3 if report.status == "invalid" else 0)
+        click.echo(report.table())
+    ctx.exit(report.exit_code)
 
 
 STUDY_COMMANDS: list[click.Command] = [

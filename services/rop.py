@@ -1,0 +1,244 @@
+"""`evaudit rop evaluate|validate|schema|targets|from-qrels`: one use case, one report each.
+
+Each service reads its files through `packet_builder.rop_files` (the file edge of the pure
+`scorers.rop`) and returns a report whose `to_json()` is what `--json` prints and whose
+`table()` is the CLI's text, so the labels and n/a fallbacks live here, not in the CLI.
+The study commands (accounting, misses, ...) are in `services.rop_study`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packet_builder.rop_files import (
+    compare_targets_file,
+    evaluate_declaration_file,
+    rop_from_qrels_files,
+    validate_declaration_file,
+)
+from scorers.rop.declaration import Validation
+from scorers.rop.declaration import schema as declaration_schema
+from scorers.rop.evaluate import RopResult
+from vocabulary.tables import table
+
+
+def list_line(label: str, items: list[str], limit: int = 10) -> str:
+    """`label: n [first ten, ... (+rest)]`: an id list that stays one readable line."""
+    shown = ", ".join(items[:limit]) + (
+        f" ... (+{len(items) - limit})" if len(items) > limit else ""
+    )
+    return f"{label}: {len(items)}" + (f" [{shown}]" if items else "")
+
+
+@dataclass(frozen=True)
+class EvaluateReport:
+    """`rop evaluate`: the evaluator's result as it is (no second pass over the records)."""
+
+    result: RopResult
+
+    @property
+    def exit_code(self) -> int:
+        return self.result.exit_code
+
+    def to_json(self) -> dict[str, Any]:
+        return self.result.to_json()
+
+    def rows(self) -> list[list[Any]]:
+        """The verdict histogram: [verdict, records]."""
+        return [[k, v] for k, v in self.result.histogram.items()]
+
+    def table(self) -> str:
+        r = self.result
+        fraction = "n/a" if r.pass_fraction is None else f"{r.pass_fraction:.4f}"
+        lines = [
+            f"run status: {r.run_status}",
+            f"declaration: {r.declaration_id} (mode {r.mode})",
+            f"expected records: {r.expected_records}  observed: {r.observed_records}"
+            f"  evaluable: {r.evaluable_records}  pass fraction: {fraction}",
+            table(self.rows(), ["verdict", "records"]),
+        ]
+        for label, items in (
+            ("missing", r.missing_record_ids),
+            ("duplicate", r.duplicate_record_ids),
+            ("unexpected", r.unexpected_record_ids),
+            ("malformed", r.malformed_record_ids),
+        ):
+            lines.append(list_line(label, items))
+        lines += [f"problem: {problem}" for problem in r.problems]
+        return "\n".join(lines)
+
+
+def evaluate(declaration: str | Path) -> EvaluateReport:
+    return EvaluateReport(evaluate_declaration_file(declaration))
+
+
+@dataclass(frozen=True)
+class ValidateReport:
+    """`rop validate`: every schema and cross-file problem of a declaration."""
+
+    check: Validation
+    declaration: str
+
+    @property
+    def valid(self) -> bool:
+        return self.check.valid
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.check.valid else 3
+
+    def to_json(self) -> dict[str, Any]:
+        c = self.check
+        return {
+            "valid": c.valid,
+            "declaration_id": c.declaration_id,
+            "mode": c.mode,
+            "problems": c.problems,
+        }
+
+    def table(self) -> str:
+        c = self.check
+        if c.valid:
+            return f"valid: {self.declaration} ({c.declaration_id}, mode {c.mode})"
+        lines = [f"problem: {problem}" for problem in c.problems]
+        lines.append(f"invalid: {len(c.problems)} problem(s)")
+        return "\n".join(lines)
+
+
+def validate(declaration: str | Path) -> ValidateReport:
+    return ValidateReport(validate_declaration_file(declaration), str(declaration))
+
+
+@dataclass(frozen=True)
+class SchemaReport:
+    """`rop schema`: the shipped JSON Schema of a v1 declaration (printed indented)."""
+
+    body: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def table(self) -> str:
+        return json.dumps(self.body, indent=2)
+
+
+def schema() -> SchemaReport:
+    return SchemaReport(declaration_schema())
+
+
+# Columns of the targets table, then the two recalls under their short headers.
+_TARGET_COLUMNS = (
+    *("stack", "cutoff", "group", "n"),
+    *("P1H1", "P1H0", "P0H1", "P0H0", "different_labels"),
+)
+
+
+@dataclass(frozen=True)
+class TargetsReport:
+    """`rop targets`: joint P/H counts and both recalls per stack and cutoff. `body` is
+    `--json`."""
+
+    body: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def rows(self) -> list[list[Any]]:
+        """One row per stack, cutoff (and group: "all" when ungrouped)."""
+        return [
+            [r[c] if r[c] is not None else "all" for c in _TARGET_COLUMNS]
+            + [r["recall_selected"], r["recall_trace"]]
+            for r in self.body["table"]
+        ]
+
+    def pair_lines(self) -> list[str]:
+        out = []
+        for p in self.body["pairs"]:
+            line = (
+                f"{p['base']} -> {p['new']} @ {p['cutoff']}: change "
+                f"{p['change_points']:+.1f} points (miss->hit {p['miss_to_hit']}, hit->miss "
+                f"{p['hit_to_miss']})"
+            )
+            boot = p.get("bootstrap")
+            if boot and boot["ci_low"] is not None:
+                line += (
+                    f", 95% cluster bootstrap [{100 * boot['ci_low']:.1f}, "
+                    f"{100 * boot['ci_high']:.1f}] over {boot['clusters']} clusters"
+                )
+            out.append(line)
+        return out
+
+    def table(self) -> str:
+        b = self.body
+        head = (
+            f"records: {b['records']}  usable: {b['usable_records']}  distinct: "
+            f"{b['distinct_records']}  aligned: {b['aligned_records']}  scored "
+            f"({b['subset']}): {b['records_scored']}"
+        )
+        grid = table(self.rows(), [*_TARGET_COLUMNS, "recall_U", "recall_G"])
+        return "\n".join([head, grid, *self.pair_lines()])
+
+
+def targets(
+    records: str | Path,
+    cutoffs: Sequence[int],
+    *,
+    resolver: str | Path | None = None,
+    subset: str = "all",
+    pair: tuple[str, str] | None = None,
+    resamples: int = 0,
+    cluster_field: str = "question_id",
+    seed: int = 0,
+    group_field: str | None = None,
+) -> TargetsReport:
+    return TargetsReport(
+        compare_targets_file(
+            records,
+            list(cutoffs),
+            resolver_path=resolver,
+            subset=subset,
+            pair=pair,
+            resamples=resamples,
+            cluster_field=cluster_field,
+            seed=seed,
+            group_field=group_field,
+        )
+    )
+
+
+# The id lists of a from-qrels summary, in the order the text prints them.
+_FROM_QRELS_LISTS = (
+    "queries_without_gold",
+    "queries_missing_from_run",
+    "run_queries_not_in_queries",
+)
+
+
+@dataclass(frozen=True)
+class FromQrelsReport:
+    """`rop from-qrels`: what was written and which queries did not fit. `body` is
+    `--json`."""
+
+    body: dict[str, Any]
+    cutoff: int
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def table(self) -> str:
+        b = self.body
+        lines = [f"wrote {b['declaration']} ({b['queries']} queries, k={self.cutoff})"]
+        lines += [list_line(label.replace("_", " "), b[label]) for label in _FROM_QRELS_LISTS]
+        return "\n".join(lines)
+
+
+def from_qrels(
+    queries: str | Path, qrels: str | Path, run: str | Path, *, cutoff: int, out_dir: str | Path
+) -> FromQrelsReport:
+    """Write a hard-mode declaration bundle to `out_dir` (all or nothing)."""
+    summary = rop_from_qrels_files(queries, qrels, run, cutoff=cutoff, out_dir=out_dir)
+    return FromQrelsReport(summary, cutoff)
