@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from campaign import journal_pg
+from campaign import journal_pg, store_pg_overrides
 from campaign.project import Project, open_private
 from vocabulary.errors import InputError
 
@@ -73,22 +73,14 @@ def append_override(project: Project, record: dict[str, Any]) -> Path:
     return path
 
 
-# The log in PostgreSQL (`campaign.journal_pg`'s table `evaudit_overrides`, append-only by
-# trigger). Kept here, not in journal_pg, so annotator code, which reaches the journal,
-# never reaches the override log.
+# The log in PostgreSQL (table `evaudit_overrides`, append-only by trigger). Its statements
+# are in `campaign.store_pg_overrides`, not beside the journal's, so annotator code, which
+# reaches the journal, never reaches the override log.
 def read_overrides_pg(cfg: journal_pg.PgConfig) -> list[dict[str, Any]]:
     with journal_pg.transaction(cfg) as conn:
-        rows = conn.execute(
-            "SELECT record FROM evaudit_overrides WHERE campaign = %s ORDER BY n", (cfg.campaign,)
-        ).fetchall()
-    return [dict(r[0]) for r in rows]
+        return store_pg_overrides.read_overrides(conn, cfg.campaign)
 
 
 def append_override_pg(cfg: journal_pg.PgConfig, record: dict[str, Any]) -> None:
-    from psycopg.types.json import Jsonb
-
     with journal_pg.transaction(cfg) as conn:
-        conn.execute(
-            "INSERT INTO evaudit_overrides (campaign, record) VALUES (%s, %s)",
-            (cfg.campaign, Jsonb(record)),
-        )
+        store_pg_overrides.append_override(conn, cfg.campaign, record)
