@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 class PageRuns:
-    """Collects the page-level runs `_score_run_files` reads (from its worker threads)."""
+    """Collects the page-level runs `score_run_files` reads (from its worker threads)."""
 
     def __init__(self, qrel_docs: set[str]) -> None:
         self.qrel_docs = qrel_docs

@@ -1,0 +1,330 @@
+"""`evaudit score nclue | compare | impact`: one service each, one typed report each.
+
+A service reads its inputs (services/score_inputs.py), binds the qrels, scores the run
+files (progress injected) and calls the pure reports of `scorers.runs`. A report holds
+the released `--json` object (`body`, key for key) and the typed parts its text is
+built from; `table()` is the CLI's text: the tie rule line, then the scorers' tables.
+JSON values are fractions in [0, 1]; the text tables print points (x100), like the
+supplement to "Do Current Retrievers Cover All the Evidence?".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from services.score_inputs import (
+    ScoreSource,
+    bind,
+    load_qrels,
+    load_queries,
+    query_attrs,
+    read_categories,
+    score_run_files,
+    write_per_query,
+)
+from services.score_pages import PageRuns, support_report, support_text
+from services.score_specs import parse_blocks, parse_pairs, slices_for
+from vocabulary.errors import InputError
+from vocabulary.progress import Progress, no_progress
+
+if TYPE_CHECKING:
+    from scorers.form_matrix import FormMatrix
+    from scorers.gold_support import SupportReport
+    from scorers.runs import PerQuery
+    from scorers.runs.categories import CategoryReport
+    from scorers.runs.impact_extra import ImpactExtras
+    from scorers.runs.selection import SelectionReport
+    from scorers.runs.slices import SliceReport
+    from scorers.trec_measures import TrecImpact
+
+METRIC_NAMES = ("nclue", "gold_hit", "gold_ndcg", "ndcg")
+
+TIE_NOTES = {
+    "file": "equal scores in run-file order",
+    "trec_eval": "equal scores by document id descending, as trec_eval",
+}
+
+
+def tie_line(ties: str) -> str:
+    """The header line every NDCG output carries: which tie rule ordered the runs."""
+    return f"ties: {ties} ({TIE_NOTES[ties]})"
+
+
+# ---- score nclue --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NclueReport:
+    """Every run's n-Clue Score, Gold Hit, Gold-NDCG and NDCG with their family-bootstrap CIs;
+    Gold+Support of page-level runs, the category ranking and slices when asked for."""
+
+    body: dict[str, Any]
+    support: SupportReport | None = None
+    categories: CategoryReport | None = None
+    slices: SliceReport | None = None
+
+    @property
+    def ties(self) -> str:
+        return str(self.body["ties"])
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per run, best n-Clue Score first (fractions, as in the JSON)."""
+        runs = sorted(self.body["runs"].items(), key=lambda kv: -kv[1]["nclue"])
+        out = []
+        for tag, r in runs:
+            ci = r["ci95"]["nclue"] or [None, None]
+            out.append(
+                {"run": tag, **{m: r[m] for m in METRIC_NAMES},
+                 "nclue ci95 lo": ci[0], "nclue ci95 hi": ci[1], **r["outcomes"]}
+            )  # fmt: skip
+        return out
+
+    def table(self) -> str:
+        from scorers.runs.tables import nclue_text
+
+        text = nclue_text(self.body)
+        if self.support is not None:
+            text += "\n\n" + support_text(self.support)
+        if self.categories is not None:  # the category blocks replace the plain ranking
+            text = text.split("\n", 1)[0] + "\n" + self.categories.to_text(self.body)
+        if self.slices is not None:
+            text += "\n\n" + self.slices.to_text()
+        return tie_line(self.ties) + "\n" + text
+
+
+def score_nclue(
+    src: ScoreSource, *, qrels: Path | None, k: int, bootstrap: int, seed: int,
+    per_query: Path | None = None, by: tuple[str, ...] = (), pages: Path | None = None,
+    category: Path | None = None, evidence: Path | None = None, support_pages: int = 3,
+    progress: Progress = no_progress,
+) -> NclueReport:  # fmt: skip
+    """`score nclue`: writes `per_query` (TSV) when given."""
+    from scorers.runs import nclue_report
+
+    qids, n = load_queries(src.queries, src.project)
+    frame, source = load_qrels(qrels, src.project, "--qrels")
+    bound = bind(qids, n, frame, source, k)
+    page_runs = PageRuns(set(frame["doc_id"]))
+    (scored,) = score_run_files(src.runs, [bound], src.ties, progress, page_runs)
+    rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
+    tagged = list(zip(scored, [path for _, path in src.runs], strict=True))
+    support = support_report(page_runs, tagged, frame, dict(zip(qids, n, strict=True)),
+                             queries=src.queries, project=src.project, evidence=evidence, k=k,
+                             pages=support_pages)  # fmt: skip
+    if support is not None:
+        rep["gold_support"] = support.to_json()
+    cats = None
+    if category is not None:
+        from scorers.runs.categories import category_report
+
+        cats = category_report(rep, *read_categories(category, list(scored)))
+        rep.update(cats.to_json())
+    sl = None
+    if by:
+        sl = slices_for(by, bound, scored, [], queries=src.queries, project=src.project,
+                        pages=pages, bootstrap=bootstrap, seed=seed)  # fmt: skip
+        rep["slices"] = sl.to_json()
+    if per_query is not None:
+        write_per_query(per_query, bound, scored)
+    rep["ties"] = src.ties
+    return NclueReport(rep, support, cats, sl)
+
+
+# ---- score compare ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompareReport:
+    """Declared contrasts: paired differences, sign-flip p, family CIs, common support; the
+    form matrix (--form), selection-adjusted blocks (--block) and slices (--by) when asked."""
+
+    body: dict[str, Any]
+    has_pairs: bool
+    forms: FormMatrix | None = None
+    scored: dict[str, PerQuery] = field(default_factory=dict)
+    selection: SelectionReport | None = None
+    slices: SliceReport | None = None
+
+    @property
+    def ties(self) -> str:
+        return str(self.body["ties"])
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per declared pair: the differences, raw p and pairs-Holm p (n-Clue)."""
+        return [
+            {"base": pr["base"], "variant": pr["variant"],
+             **{f"d{m}": pr["diff"][m] for m in METRIC_NAMES},
+             "p": pr["p"]["nclue"], "p_holm": pr["p_holm"]["nclue"]}
+            for pr in self.body["pairs"]
+        ]  # fmt: skip
+
+    def table(self) -> str:
+        from scorers.runs.tables import compare_text
+
+        parts = [compare_text(self.body)] if self.has_pairs else []
+        if self.forms is not None:
+            parts.append(self.forms.to_text(self.scored, self.body))
+        if self.selection is not None:
+            parts.append(self.selection.to_text())
+        if self.slices is not None:
+            parts.append(self.slices.to_text())
+        return tie_line(self.ties) + "\n" + "\n\n".join(parts)
+
+
+def score_compare(
+    src: ScoreSource, *, qrels: Path | None, k: int, pairs: tuple[str, ...], draws: int,
+    bootstrap: int, seed: int, blocks: tuple[str, ...] = (), by: tuple[str, ...] = (),
+    pages: Path | None = None, forms: tuple[str, ...] = (), progress: Progress = no_progress,
+) -> CompareReport:  # fmt: skip
+    """`score compare`: `pairs`, `blocks`, `forms` as given to --pair, --block, --form."""
+    from scorers.runs import compare_report
+
+    if not pairs and not blocks and not forms:
+        raise InputError("no contrast given", hint="pass --pair BASE:VARIANT or --block ...")
+    qids, n = load_queries(src.queries, src.project)
+    frame, source = load_qrels(qrels, src.project, "--qrels")
+    bound = bind(qids, n, frame, source, k)
+    (scored,) = score_run_files(src.runs, [bound], src.ties, progress)
+    fm = None
+    if forms:
+        from scorers.form_matrix import form_matrix, parse_forms
+
+        fm = form_matrix(parse_forms(forms, list(scored)), list(scored), pairs)
+    pair_list = list(fm.run_pairs) if fm else parse_pairs(pairs, list(scored))
+    has_pairs = bool(pair_list)
+    rep = compare_report(bound, scored, pair_list, draws=draws, bootstrap=bootstrap, seed=seed)
+    if fm:
+        rep["forms"] = fm.to_json(scored, rep)
+    sel = None
+    if blocks:
+        from scorers.runs.selection import selection_report
+
+        block_list = parse_blocks(blocks, list(scored))
+        sel = selection_report(bound, scored, block_list, draws=draws, bootstrap=bootstrap,
+                               seed=seed)  # fmt: skip
+        rep["blocks"] = sel.to_json()["blocks"]
+        pair_list = pair_list + [
+            (b, v) for _, b, vs in block_list for v in vs if (b, v) not in pair_list
+        ]
+    sl = None
+    if by:
+        sl = slices_for(by, bound, scored, pair_list, queries=src.queries, project=src.project,
+                        pages=pages, bootstrap=bootstrap, seed=seed)  # fmt: skip
+        rep["slices"] = sl.to_json()
+    rep["ties"] = src.ties
+    return CompareReport(rep, has_pairs, fm, scored if fm else {}, sel, sl)
+
+
+# ---- score impact -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImpactReport:
+    """Every run before and after a qrels revision, ordering agreement, pair tests, the
+    extras (per source, rank movement) and the trec_eval measures when asked for."""
+
+    body: dict[str, Any]
+    extras: ImpactExtras
+    trec: TrecImpact | None = None
+
+    @property
+    def ties(self) -> str:
+        return str(self.body["ties"])
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per run, by rank after: ranks and every metric before and after."""
+        order = self.body["ordering"]
+        runs = sorted(self.body["runs"].items(), key=lambda kv: order["rank_after"][kv[0]])
+        return [
+            {"run": tag, "rank before": order["rank_before"][tag],
+             "rank after": order["rank_after"][tag],
+             **{f"{m} {when}": r[when][m] for m in METRIC_NAMES for when in ("before", "after")}}
+            for tag, r in runs
+        ]  # fmt: skip
+
+    def table(self) -> str:
+        from scorers.runs.tables import impact_text
+
+        text = tie_line(self.ties) + "\n" + impact_text(self.body) + "\n\n" + self.extras.to_text()
+        if self.trec is not None:
+            text += "\n\n" + self.trec.to_text()
+        return text
+
+
+@dataclass(frozen=True)
+class TrecImpactReport:
+    """`score impact --trec-measures` on a classic benchmark (no conditions): only the
+    trec_eval measures before and after."""
+
+    impact: TrecImpact
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trec_measures": self.impact.to_json()}
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per run and measure: mean before, after and the change."""
+        return [
+            {"run": tag, "measure": m, **v}
+            for tag, by_m in self.impact.to_json()["runs"].items()
+            for m, v in by_m.items()
+        ]
+
+    def table(self) -> str:
+        return self.impact.to_text()
+
+
+def score_impact(
+    src: ScoreSource, *, qrels_before: Path | None, qrels_after: Path, k: int,
+    pairs: tuple[str, ...], draws: int, metric: str, keep_removed: bool, bootstrap: int,
+    seed: int, trec_measures: tuple[str, ...] = (), trec_ties: str = "trec_eval",
+    progress: Progress = no_progress,
+) -> ImpactReport | TrecImpactReport:  # fmt: skip
+    """`score impact`. With `trec_measures` and neither queries nor a project (a classic
+    benchmark without conditions: BEIR, TREC), only those measures before and after."""
+    from scorers.runs import impact_report, label_changes, removed_queries
+    from scorers.runs.impact_extra import impact_extras, source_slices
+    from services.score_trec import measures_of, trec_impact, trec_measures_impact
+
+    ms = measures_of(trec_measures) if trec_measures else []  # a bad name fails before any work
+    if ms and src.queries is None and src.project is None:
+        if qrels_before is None:
+            raise InputError("no qrels before", hint="pass --qrels-before FILE (or --project)")
+        return TrecImpactReport(trec_impact(qrels_before, qrels_after, src.runs, ms, trec_ties))
+    qids, n = load_queries(src.queries, src.project)
+    fb, sb = load_qrels(qrels_before, src.project, "--qrels-before")
+    fa, sa = load_qrels(qrels_after, None, "--qrels-after")
+    gone = set() if keep_removed else removed_queries(qids, fb, fa)
+    kept = [(q, m) for q, m in zip(qids, n, strict=True) if q not in gone]
+    before = bind(qids, n, fb, sb, k)
+    after = bind([q for q, _ in kept], [m for _, m in kept], fa, sa, k)
+    sc_b, sc_a = score_run_files(src.runs, [before, after], src.ties, progress)
+    pair_list = parse_pairs(pairs, list(sc_b))
+    labels = label_changes(qids, n, fb, fa)
+    rep = impact_report(
+        before, after, sc_b, sc_a, labels, pair_list, metric=metric, draws=draws, seed=seed
+    )
+    by_source = None
+    if pair_list:
+        src_of = dict(zip(qids, query_attrs(src.queries, src.project)[1], strict=True))
+        by_source = source_slices(before, after, sc_b, sc_a, src_of, pair_list,
+                                  bootstrap=bootstrap, seed=seed)  # fmt: skip
+    extra = impact_extras(before, after, sc_b, sc_a, by_source)
+    rep.update(extra.to_json() | {"labels_changed": rep["labels_changed"]})
+    rep["ties"] = src.ties
+    imp = None
+    if ms:
+        imp = trec_measures_impact(src, qrels_before, qrels_after, ms, trec_ties,
+                                   before=set(qids), after={q for q, _ in kept})  # fmt: skip
+        rep["trec_measures"] = imp.to_json()
+    return ImpactReport(rep, extra, imp)

@@ -1,0 +1,151 @@
+"""`evaudit score trec`: trec_eval's classic measures (pytrec_eval's names and values) on
+graded qrels without conditions; its helpers also serve `score impact --trec-measures`.
+
+Reads the qrels (BEIR qrels.tsv, TREC, JSONL, or the project's) and runs at this edge
+and calls `scorers.trec_measures`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from services.score_inputs import RunSpec, ScoreSource, claim_run_name, project_qrels, store_path
+from vocabulary.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from scorers.trec_measures import TrecImpact, TrecReport
+
+
+def _trec_inputs(qrels: Path | None, project: Path | None) -> tuple[pd.DataFrame, str]:
+    if qrels is not None and project is not None:
+        raise InputError("give either --qrels or --project, not both")
+    if qrels is not None:
+        from packet_builder.any_qrels import read_any_qrels
+
+        return read_any_qrels(qrels), str(qrels)
+    if project is not None:
+        return project_graded(project), str(Path(project) / "audit.duckdb")
+    raise InputError("no qrels given", hint="pass --qrels FILE or --project DIR")
+
+
+def project_graded(project: Path) -> pd.DataFrame:
+    """A classic (BEIR/TREC) project's original grades (graded_qrels); else its qrels."""
+    import pandas as pd
+
+    from packet_builder.classic import stored_scale
+
+    scale = stored_scale(store_path(project))
+    if scale is None:
+        return project_qrels(project)
+    rows = sorted((q, d, g) for (q, d), g in scale[1].items())
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade"])
+
+
+def _query_filter(queries: Path | None) -> set[str] | None:
+    """Ids of a BEIR queries.jsonl, TREC topics or n-Clue queries.jsonl (None = no filter)."""
+    if queries is None:
+        return None
+    from packet_builder.any_qrels import read_query_ids
+
+    return read_query_ids(queries)
+
+
+def trec_scores(
+    frame: pd.DataFrame, runs: Sequence[RunSpec], measures: Any, ties: str,
+    wanted: set[str] | None,
+) -> dict[str, Any]:  # fmt: skip
+    from packet_builder.readers import read_run
+    from scorers.trec_measures import score_run
+
+    qrows = list(zip(frame["query_id"], frame["doc_id"], frame["grade"], strict=True))
+    out: dict[str, Any] = {}
+    seen: dict[str, Path] = {}
+    for name, path in runs:
+        df = read_run(path)
+        tag = name or str(df["tag"].iloc[0])
+        claim_run_name(seen, tag, path)
+        rrows = zip(df["query_id"], df["doc_id"], df["score"], strict=True)
+        out[tag] = score_run(qrows, rrows, measures, ties=ties, queries=wanted)  # type: ignore[arg-type]
+    return out
+
+
+def trec_impact(
+    before: Path, after: Path, runs: Sequence[RunSpec], measures: Any, ties: str
+) -> TrecImpact:
+    """Measures under the qrels before and after a revision (any of the qrels forms)."""
+    from packet_builder.any_qrels import read_any_qrels
+    from scorers.trec_measures import TrecImpact
+
+    tb = trec_scores(read_any_qrels(before), runs, measures, ties, None)
+    ta = trec_scores(read_any_qrels(after), runs, measures, ties, None)
+    return TrecImpact(ties=ties, measures=[m.name for m in measures], before=tb, after=ta)
+
+
+def trec_measures_impact(
+    src: ScoreSource, qrels_before: Path | None, qrels_after: Path, measures: Any, ties: str,
+    *, before: set[str], after: set[str],
+) -> TrecImpact:  # fmt: skip
+    """`score impact --trec-measures` beside the n-Clue figures, on the scored query sets.
+
+    Original-scale files as they are (BEIR qrels.tsv too), or the project's original grades.
+    """
+    from packet_builder.any_qrels import read_any_qrels
+    from scorers.trec_measures import TrecImpact
+
+    if qrels_before is not None:
+        ob = read_any_qrels(qrels_before)
+    else:
+        assert src.project is not None  # load_qrels refused neither
+        ob = project_graded(src.project)
+    tb = trec_scores(ob, src.runs, measures, ties, before)
+    ta = trec_scores(read_any_qrels(qrels_after), src.runs, measures, ties, after)
+    return TrecImpact(ties=ties, measures=[m.name for m in measures], before=tb, after=ta)
+
+
+def measures_of(spec: tuple[str, ...]) -> Any:
+    from scorers.trec_measures import parse_measures
+
+    try:
+        return parse_measures(spec)
+    except ValueError as exc:
+        raise InputError(str(exc), hint="e.g. --measure ndcg_cut_10,P_10,map,recall_100") from None
+
+
+@dataclass(frozen=True)
+class TrecScoreReport:
+    """`score trec`: every run's trec_eval measures; per-query values in the JSON if asked."""
+
+    report: TrecReport
+    per_query: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return self.report.to_json(per_query=self.per_query)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per run: evaluated queries and the mean of every measure."""
+        return [
+            {"run": tag, "queries": len(s.per_query), **s.mean}
+            for tag, s in self.report.runs.items()
+        ]
+
+    def table(self) -> str:
+        return self.report.to_text()
+
+
+def score_trec(
+    *, qrels: Path | None, project: Path | None, queries: Path | None, runs: Sequence[RunSpec],
+    measures: tuple[str, ...], ties: str, per_query: bool = False,
+) -> TrecScoreReport:  # fmt: skip
+    """trec_eval's measures on graded qrels without conditions, equal to pytrec_eval."""
+    from scorers.trec_measures import TrecReport
+
+    ms = measures_of(measures)
+    frame, source = _trec_inputs(qrels, project)
+    scored = trec_scores(frame, runs, ms, ties, _query_filter(queries))
+    rep = TrecReport(qrels=source, ties=ties, measures=[m.name for m in ms], runs=scored)
+    return TrecScoreReport(rep, per_query)
