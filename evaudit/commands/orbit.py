@@ -1,8 +1,8 @@
-"""`evaudit orbit`: the finite-orbit interface audit of "Which Reranking Conclusions Survive the Answer Interface?" (thin CLI)."""
+"""`evaudit orbit`: the finite-orbit interface audit of "Which Reranking Conclusions Survive
+the Answer Interface?". Thin CLI: parse the options, call `services.orbit`, print its report.
+"""
 
 from __future__ import annotations
-
-from typing import Any
 
 import click
 
@@ -129,107 +129,34 @@ def analyze(
     decisions (H1/H2a/H2b, sign classes) and the selector comparison for FILE (CSV or
     Parquet, one row per dataset, reader, claim, ranker and interface)."""
     from evaudit.output import emit_json, progress_bar
-    from packet_builder.orbit_checks import has_check_columns, read_input_checks
-    from packet_builder.orbit_table import load_orbit_data
-    from scorers.orbit.analysis import Options
-    from scorers.orbit.analysis import analyze as run_analysis
-    from scorers.orbit.decisions import Thresholds
-    from scorers.orbit.report import render_report
+    from services.orbit import orbit_analyze
 
     as_json = as_json or fmt == "json"
-    data = load_orbit_data(
+    report = orbit_analyze(
         table_file,
         base=base,
         variant=variant,
         positive=positive,
-        drop_incomplete=drop_incomplete,
-    )
-    options = Options(
         bootstrap=bootstrap,
         seed=seed,
-        thresholds=Thresholds(
-            material=threshold,
-            max_error=max_error,
-            margin=margin,
-            min_disagreement=min_disagreement,
-            h2b_negligible=h2b_negligible,
-            h2b_signs=h2b_signs,
-        ),
+        threshold=threshold,
+        max_error=max_error,
+        margin=margin,
+        min_disagreement=min_disagreement,
         confirmatory=_split_environments(confirmatory),
         splits=splits,
         validation_fraction=validation_fraction,
         canonical=canonical,
+        h2b_negligible=h2b_negligible,
+        h2b_signs=h2b_signs,
+        coverage_required=coverage_required,
+        drop_incomplete=drop_incomplete,
+        progress=progress_bar(quiet=as_json),
     )
-
-    result = run_analysis(data, options, progress=progress_bar(quiet=as_json))
-    checks = None
-    if has_check_columns(table_file):
-        checks = read_input_checks(
-            table_file,
-            positive=positive,
-            rankers=(base, variant),
-            required=coverage_required,
-        )
-        result.update(checks.to_json())
-    else:
-        result.update({"generation_diagnostics": None, "coverage": None})
     if as_json:
-        emit_json(result)
+        emit_json(report.to_json())
     else:
-        click.echo(render_report(result), nl=False)
-        if checks is not None:
-            click.echo("\n5. Input checks\n" + _checks_text(checks), nl=False)
-
-
-def _checks_text(checks: Any, sections: tuple[str, ...] = ("diagnostics", "coverage")) -> str:
-    """The generation diagnostics and coverage pre-check as text tables."""
-    from vocabulary.tables import table
-
-    out = []
-    data = checks.to_json()
-    diag = data["generation_diagnostics"]
-    if diag is not None and "diagnostics" in sections:
-        out.append("Generation diagnostics (greedy generation is diagnostic only)")
-        out.append(
-            table(
-                [
-                    [
-                        r["environment"],
-                        r["ranker"] or "both",
-                        r["rows"],
-                        r["invalidity"],
-                        r["disagreement"],
-                    ]
-                    for r in diag["by_environment"] + diag["by_ranker"]
-                ],
-                ["environment", "ranker", "rows", "invalidity", "disagreement"],
-            )
-        )
-        out.append(
-            f"invalidity {diag['invalidity_range'][0]:.2%} to {diag['invalidity_range'][1]:.2%}, "
-            f"disagreement {diag['disagreement_range'][0]:.2%} to "
-            f"{diag['disagreement_range'][1]:.2%} over environments"
-        )
-    cov = data["coverage"]
-    if cov is not None and "coverage" in sections:
-        out.append("Evidence-coverage pre-check (complete gold evidence within the pool)")
-        out.append(
-            table(
-                [
-                    [
-                        r["dataset"],
-                        r["claims"],
-                        r["coverage"],
-                        r["coverage_plus"],
-                        r["coverage_minus"],
-                        "n/a" if r["meets_requirement"] is None else str(r["meets_requirement"]),
-                    ]
-                    for r in cov["datasets"]
-                ],
-                ["dataset", "claims", "coverage", "coverage +", "coverage -", "meets"],
-            )
-        )
-    return "\n".join(out) + ("\n" if out else "")
+        click.echo(report.table(), nl=False)
 
 
 @orbit.command("diagnostics")
@@ -240,13 +167,13 @@ def diagnostics_cmd(table_file: str, positive: str | None, as_json: bool) -> Non
     """Generation invalidity and generation-to-score disagreement per environment and ranker,
     from the table's `generated` column (the label greedy generation produced)."""
     from evaudit.output import emit_json
-    from packet_builder.orbit_checks import read_input_checks
+    from services.orbit import orbit_diagnostics
 
-    checks = read_input_checks(table_file, positive=positive, need="generated")
+    report = orbit_diagnostics(table_file, positive=positive)
     if as_json:
-        emit_json(checks.to_json()["generation_diagnostics"])
+        emit_json(report.to_json())
     else:
-        click.echo(_checks_text(checks, ("diagnostics",)), nl=False)
+        click.echo(report.table(), nl=False)
 
 
 @orbit.command("coverage")
@@ -265,15 +192,13 @@ def coverage_cmd(
     """Evidence-coverage pre-check: how often the base ranker's candidate depth holds the
     complete gold evidence, per dataset and semantic state, from `evidence_covered` (0/1)."""
     from evaudit.output import emit_json
-    from packet_builder.orbit_checks import read_input_checks
+    from services.orbit import orbit_coverage
 
-    checks = read_input_checks(
-        table_file, positive=positive, required=required, need="evidence_covered"
-    )
+    report = orbit_coverage(table_file, positive=positive, required=required)
     if as_json:
-        emit_json(checks.to_json()["coverage"])
+        emit_json(report.to_json())
     else:
-        click.echo(_checks_text(checks, ("coverage",)), nl=False)
+        click.echo(report.table(), nl=False)
 
 
 COMMANDS: list[click.Command] = [orbit]
