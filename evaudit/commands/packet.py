@@ -95,7 +95,7 @@ def build_cmd(
     store; refuses (writing nothing) on any error or leak.
     """
     from campaign.project import open_project
-    from packet_builder.build import BuildSpec, build
+    from services.build import BuildSpec, build_packet
 
     spec = BuildSpec(
         name=name,
@@ -117,19 +117,11 @@ def build_cmd(
         releases=list(releases),
         routes=[r.strip() for r in routes.split(",") if r.strip()],
     )
-    result = build(open_project(project_dir), spec, progress_bar(quiet=as_json))
-    out = result.to_json()
+    report = build_packet(open_project(project_dir), spec, progress_bar(quiet=as_json))
     if as_json:
-        emit_json(out)
-        return
-    if result.summary:
-        headers = list(result.summary[0].keys())
-        click.echo(table([list(r.values()) for r in result.summary], headers))
-    click.echo(
-        f"built {out['name']} ({out['kind']}): {out['n_items']} items, {out['conditions']} "
-        f"conditions, {out['page_contexts']} page contexts\n"
-        f"  packet {out['path']} sha256 {out['sha256']}\n  key    {out['key_path']}"
-    )
+        emit_json(report.to_json())
+    else:
+        click.echo(report.table())
 
 
 @packet.command("export")
