@@ -16,14 +16,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
+from vocabulary.runspec import RunSpec, claim_run_name
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from scorers.runs import BoundQrels, PerQuery
-
-# A --run value as the CLI parsed it: (NAME or None, FILE).
-RunSpec = tuple[str | None, Path]
 
 
 @dataclass(frozen=True)
@@ -44,28 +42,6 @@ class ScoreReport(Protocol):
     def rows(self) -> list[dict[str, Any]]: ...
 
     def table(self) -> str: ...
-
-
-def run_spec(spec: str) -> RunSpec:
-    """A run file named inside another option (`--drop NAME:POS=[NAME=]FILE`), read as the
-    CLI reads a --run value: NAME=FILE or FILE (a file whose name holds '=' is a file)."""
-    if "=" in spec and not Path(spec).exists():
-        name, _, file = spec.partition("=")
-        if not name:
-            raise InputError(f"empty run name in {spec!r}", hint="use NAME=FILE or FILE")
-        return name, Path(file)
-    return None, Path(spec)
-
-
-def claim_run_name(seen: dict[str, Path], name: str, path: Path) -> None:
-    """Record that run `name` comes from `path`; a name given twice is an error."""
-    if name in seen:
-        raise InputError(
-            f"run name {name!r} is also used by {seen[name]}",
-            file=path,
-            hint="name runs explicitly with --run NAME=FILE",
-        )
-    seen[name] = path
 
 
 def store_path(project: Path) -> Path:

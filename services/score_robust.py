@@ -18,12 +18,12 @@ from services.score_inputs import (
     evidence_by_pair,
     load_qrels,
     load_queries,
-    run_spec,
     score_run_files,
 )
 from services.score_specs import parse_drops, parse_pairs
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
+from vocabulary.runspec import parse_run_spec
 
 if TYPE_CHECKING:
     from scorers.runs import BoundQrels
@@ -149,6 +149,6 @@ def score_drop_condition(
             bounds[pos] = bind_qrels(
                 eq, en, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], k=k
             )
-        (pq,) = score_run_files((run_spec(file),), [bounds[pos]], src.ties, progress)
+        (pq,) = score_run_files((parse_run_spec(file),), [bounds[pos]], src.ties, progress)
         dropped.append((system, pos, bounds[pos], next(iter(pq.values()))))
     return ScoreDropReport(drop_report(full, scored, dropped, bootstrap=bootstrap, seed=seed))

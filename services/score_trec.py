@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from services.score_inputs import RunSpec, ScoreSource, claim_run_name, project_qrels, store_path
+from services.score_inputs import ScoreSource, project_qrels, store_path
 from vocabulary.errors import InputError
+from vocabulary.runspec import RunSpec, claim_run_name
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,4 +1,7 @@
-"""Option parsing shared by several commands: comma-separated cutoffs and --run specs.
+"""Option parsing shared by several commands: comma-separated cutoffs.
+
+`--run NAME=FILE` values are read by `vocabulary.runspec` (the services read run files
+named inside other options the same way).
 
 Only what is the same in every command that uses it lives here; options whose
 help texts or defaults differ stay with their commands.
@@ -6,11 +9,7 @@ help texts or defaults differ stay with their commands.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
-
-from vocabulary.errors import InputError
 
 
 def int_list(_: click.Context, __: click.Parameter, value: str) -> list[int]:
@@ -22,24 +21,3 @@ def int_list(_: click.Context, __: click.Parameter, value: str) -> list[int]:
     if not out or any(v < 1 for v in out):
         raise click.BadParameter("cutoffs are integers >= 1, e.g. 1,5,20")
     return out
-
-
-def parse_run_spec(spec: str) -> tuple[str | None, Path]:
-    """A --run value: NAME=FILE or FILE (a file whose name holds '=' is taken as a file)."""
-    if "=" in spec and not Path(spec).exists():
-        name, _, file = spec.partition("=")
-        if not name:
-            raise InputError(f"empty run name in {spec!r}", hint="use NAME=FILE or FILE")
-        return name, Path(file)
-    return None, Path(spec)
-
-
-def claim_run_name(seen: dict[str, Path], name: str, path: Path) -> None:
-    """Record that run `name` comes from `path`; a name given twice is an error."""
-    if name in seen:
-        raise InputError(
-            f"run name {name!r} is also used by {seen[name]}",
-            file=path,
-            hint="name runs explicitly with --run NAME=FILE",
-        )
-    seen[name] = path

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from evaudit.commands.options import claim_run_name, parse_run_spec
 from vocabulary.errors import InputError
+from vocabulary.runspec import claim_run_name, parse_run_spec
 
 if TYPE_CHECKING:
     from scorers.fusion import RunInput

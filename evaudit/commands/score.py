@@ -12,9 +12,9 @@ from typing import Any
 
 import click
 
-from evaudit.commands.options import parse_run_spec
 from services.score import METRIC_NAMES
 from services.score_inputs import ScoreReport, ScoreSource
+from vocabulary.runspec import parse_run_spec
 
 
 def source(

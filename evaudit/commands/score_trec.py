@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from evaudit.commands.options import parse_run_spec
 from evaudit.commands.score import _path, emit, score
+from vocabulary.runspec import parse_run_spec
 
 
 @score.command("trec")
