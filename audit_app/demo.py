@@ -110,9 +110,9 @@ def _build(
     password: str | None,
     progress: Progress,
 ) -> dict[str, Any]:
-    from packet_builder.build import BuildSpec, build
     from packet_builder.ingest import ingest
     from packet_builder.loader import load_benchmark
+    from services.build import BuildSpec, build_packet
 
     project, generated = init_project(root, admin_password=password)
     ingest(project, pdf_dir=sample.pdf_dir, pages_file=sample.pages, progress=progress)
@@ -123,7 +123,8 @@ def _build(
         evidence=sample.evidence,
         runs=sample.runs,
     )
-    build(project, BuildSpec(name=PACKET, kind="initial", seed=7, total=DEMO_PAIRS), progress)
+    spec = BuildSpec(name=PACKET, kind="initial", seed=7, total=DEMO_PAIRS)
+    build_packet(project, spec, progress)
     urls = {}
     for name, role in PEOPLE:
         _entry, token = add_annotator(project, name, [PACKET], role)

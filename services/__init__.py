@@ -1,6 +1,7 @@
-"""Services: one module per use case of the audit chain.
+"""Services: one module per use case (the audit chain, packet build, score, rop, orbit).
 
-Each use case is one function that takes a `campaign.project.Project` and plain options
-and returns a typed report (a dataclass with `to_json()`, `rows()` and `table()`). The CLI
-prints `to_json()` or `table()`; the admin page shows `rows()`. Neither computes a figure.
+Each use case is one function that takes a `campaign.project.Project` (or plain paths,
+where the command reads files) and plain options and returns a typed report (a dataclass
+with `to_json()` and `table()`, most with `rows()`). The CLI prints `to_json()` or
+`table()`; the admin page shows `rows()`. Neither computes a figure.
 """
