@@ -20,6 +20,7 @@ from scorers.rop.evaluate import RopResult, evaluate
 from scorers.rop.resolver import parse_resolver
 from scorers.rop.targets import compare_targets, parse_target_records
 from vocabulary.errors import InputError, InputErrors
+from vocabulary.progress import Progress, no_progress
 
 
 @dataclass(frozen=True)
@@ -111,10 +112,10 @@ def write_bundle(out_dir: str | Path, files: Mapping[str, bytes]) -> list[Path]:
     return written
 
 
-def evaluate_declaration_file(path: str | Path) -> RopResult:
+def evaluate_declaration_file(path: str | Path, progress: Progress = no_progress) -> RopResult:
     """Read a declaration and its files, then run the pure evaluator."""
     b = read_declaration_bundle(path)
-    return evaluate(b.data, b.files, b.name, parsed=b.parsed)
+    return evaluate(b.data, b.files, b.name, parsed=b.parsed, progress=progress)
 
 
 def validate_declaration_file(path: str | Path) -> Validation:

@@ -23,6 +23,7 @@ from packet_builder.rop_files import (
 from scorers.rop.declaration import Validation
 from scorers.rop.declaration import schema as declaration_schema
 from scorers.rop.evaluate import RopResult
+from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
 
 
@@ -72,8 +73,9 @@ class EvaluateReport:
         return "\n".join(lines)
 
 
-def evaluate(declaration: str | Path) -> EvaluateReport:
-    return EvaluateReport(evaluate_declaration_file(declaration))
+def evaluate(declaration: str | Path, progress: Progress = no_progress) -> EvaluateReport:
+    """`rop evaluate`: `progress` sees the records file's blocks as they are decoded."""
+    return EvaluateReport(evaluate_declaration_file(declaration, progress))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import click
 
 from evaudit.commands.options import int_list
 from evaudit.commands.rop_study import STUDY_COMMANDS
-from evaudit.output import emit_json
+from evaudit.output import emit_json, progress_bar
 
 
 @click.group(name="rop")
@@ -35,7 +35,7 @@ def evaluate_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     """
     from services.rop import evaluate
 
-    report = evaluate(declaration)
+    report = evaluate(declaration, progress_bar(as_json))
     if as_json:
         emit_json(report.to_json())
     else:

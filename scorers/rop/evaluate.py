@@ -30,6 +30,7 @@ from scorers.rop.verdicts import (
     RECORD_VERDICTS,
 )
 from scorers.rop.witness import file_sha256
+from vocabulary.progress import Progress, no_progress
 
 _BACKGROUND_HASH = 1 << 24  # files from 16 MiB up are hashed in a background thread
 _NAMES = np.array(RECORD_VERDICTS, dtype=object)  # verdict code -> name
@@ -107,6 +108,7 @@ def evaluate(
     *,
     parsed: tuple[Any, list[str]] | None = None,
     big: int = _BACKGROUND_HASH,
+    progress: Progress = no_progress,
 ) -> RopResult:
     """Evaluate a declaration (`data`) against its referenced files (`files`: path -> bytes).
 
@@ -128,7 +130,7 @@ def evaluate(
     cols = None
     if check.records is not None:
         hard = decl if decl is not None and decl.mode == HARD_MODE else None
-        cols = parse_records(check.records, check.id_path, hard)
+        cols = parse_records(check.records, check.id_path, hard, progress=progress)
     n = cols.n if cols is not None else 0
     if decl is None:
         codes = np.full(n, DECLARATION_INVALID, dtype=np.int8)
