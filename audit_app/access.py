@@ -41,6 +41,7 @@ from campaign.project import (
     write_json_atomic,
 )
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 ROLES = ("annotator", "adjudicator")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -83,7 +84,7 @@ def read_registry(project: Project, stale_ok: bool = False) -> dict[str, dict[st
     if not path.is_file():
         return {}
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        obj = json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(
             f"corrupt annotator registry ({exc.msg})", file=path, line=exc.lineno

@@ -19,6 +19,7 @@ from campaign import journal
 from campaign.project import Project, now_iso
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.gates import ANSWERS, check_condition
+from vocabulary.jsonread import json_loads
 from vocabulary.textnorm import quote_in_page
 
 RESPONSES_FORMAT = "evaudit-responses"
@@ -164,7 +165,7 @@ def _check_item(
 def import_responses(project: Project, path: Path) -> dict[str, Any]:
     """Validate a response export fully, then append its changed items to the journal."""
     try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+        obj = json_loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InputError("file not found", file=path) from exc
     except json.JSONDecodeError as exc:

@@ -20,6 +20,7 @@ from typing import Any
 from campaign import journal
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition
+from vocabulary.jsonread import json_loads
 from vocabulary.textnorm import find_quote
 
 PACKET_FORMAT = "evaudit-packet"
@@ -136,7 +137,7 @@ def _parse_packet(data: bytes, sha256: str, where: str) -> Packet:
         return cached
     path = Path(where)
     try:
-        obj = json.loads(data)
+        obj = json_loads(data)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"packet is not valid JSON ({exc.msg})", file=path, line=exc.lineno

@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 from campaign import journal_pg
 from campaign.project import now_iso, open_private
+from vocabulary.jsonread import json_loads
 
 _TAIL_BYTES = 1 << 16
 
@@ -59,7 +60,7 @@ def _last_seq(fd: int, size: int, path: Path) -> int:
         if not raw.strip():
             continue
         try:
-            return int(json.loads(raw)["seq"])
+            return int(json_loads(raw)["seq"])
         except (ValueError, KeyError, TypeError):
             continue
     if start > 0:  # a very long partial tail: fall back to a full scan
@@ -140,7 +141,7 @@ def _read_file(path: Path, cursor: tuple[int, int, int] | None = None) -> Journa
             if not raw.strip():
                 continue
             try:
-                obj = json.loads(raw)
+                obj = json_loads(raw)
             except json.JSONDecodeError:
                 skipped += 1
                 continue

@@ -23,6 +23,7 @@ from campaign import journal, journal_pg
 from campaign.overrides import append_override_pg, read_overrides_pg
 from campaign.project import Project, write_bytes_atomic, write_json_atomic
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 _PENDING = "journal_migration"
 
@@ -119,7 +120,7 @@ def _file_registry(project: Project) -> dict[str, dict[str, Any]]:
     path = project.annotators_path
     if not path.is_file():
         return {}
-    people = json.loads(path.read_text(encoding="utf-8")).get("annotators")
+    people = json_loads(path.read_text(encoding="utf-8")).get("annotators")
     return dict(people) if isinstance(people, dict) else {}
 
 
@@ -127,7 +128,7 @@ def _file_overrides(project: Project) -> list[dict[str, Any]]:
     path = project.decisions_dir / "overrides.jsonl"
     if not path.is_file():
         return []
-    return [json.loads(r) for r in path.read_text(encoding="utf-8").splitlines() if r.strip()]
+    return [json_loads(r) for r in path.read_text(encoding="utf-8").splitlines() if r.strip()]
 
 
 def _db_config(project: Project) -> journal_pg.PgConfig | None:

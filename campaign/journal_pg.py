@@ -37,6 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from campaign import store_pg
 from campaign.store_pg import JournalUnavailable
+from vocabulary.jsonread import json_loads
 
 __all__ = ["JournalUnavailable"]  # raised here, defined with the connections that raise it
 
@@ -92,7 +93,7 @@ def config_for(root: Path) -> PgConfig | None:
         if hit is not None and hit[0] == mtime:
             return hit[1]
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = json_loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     conf = meta.get("journal") if isinstance(meta, dict) else None
@@ -201,7 +202,7 @@ def set_backend(root: Path, cfg: PgConfig | None) -> None:
     from campaign.project import write_json_atomic
 
     meta_path = root / "project.json"
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta = json_loads(meta_path.read_text(encoding="utf-8"))
     if cfg is None:
         meta.pop("journal", None)
     else:

@@ -18,6 +18,7 @@ from typing import Any
 from campaign import journal_pg, store_pg_overrides
 from campaign.project import Project, open_private
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 
 def overrides_path(project: Project) -> Path:
@@ -39,7 +40,7 @@ def read_override_lines(project: Project) -> list[tuple[int, dict[str, Any]]]:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = json_loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"bad override line ({exc})", file=path, line=lineno, hint="fix or remove the line"

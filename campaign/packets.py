@@ -20,6 +20,7 @@ from typing import Any
 from campaign import store
 from campaign.project import Project, now_iso, write_bytes_atomic
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 PACKET_FORMAT = "evaudit-packet"
 KEY_FORMAT = "evaudit-admin-key"
@@ -57,7 +58,7 @@ def list_packets(project: Project) -> list[PacketRow]:
             key_sha256=r[5],
             created_at=r[6],
             n_items=int(r[7]),
-            params=json.loads(r[8] or "{}"),
+            params=json_loads(r[8] or "{}"),
         )
         for r in store.packet_rows(project.store_path)
     ]
@@ -129,7 +130,7 @@ def load_packet(project: Project, name: str) -> tuple[dict[str, Any], bytes, Pac
             file=path,
             hint="restore the original file; packets are immutable",
         )
-    return json.loads(data), data, row
+    return json_loads(data), data, row
 
 
 def read_admin_key(project: Project, name: str) -> dict[str, Any]:
@@ -137,7 +138,7 @@ def read_admin_key(project: Project, name: str) -> dict[str, Any]:
     foreign files are an InputError naming the file."""
     path = project.key_path(name)
     try:
-        key = json.loads(path.read_bytes())
+        key = json_loads(path.read_bytes())
     except FileNotFoundError as exc:
         raise InputError(
             "admin key not found", file=path, hint="rebuild the packet with `evaudit packet build`"

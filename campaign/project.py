@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 PROJECT_FORMAT = "evaudit-project"
 SCHEMA_VERSION = 1
@@ -74,7 +75,7 @@ class Project:
         return self.journals_dir / packet
 
     def meta(self) -> dict[str, Any]:
-        return dict(json.loads(self.meta_path.read_text(encoding="utf-8")))
+        return dict(json_loads(self.meta_path.read_text(encoding="utf-8")))
 
 
 def hash_secret(secret: str, salt: str | None = None) -> dict[str, str]:

@@ -40,6 +40,7 @@ from packet_builder.routes.original import original_route
 from packet_builder.routes.selected import selected_route
 from packet_builder.sampling import Candidate, salt_for, salted_hash, sample, summary_table
 from vocabulary.errors import InputError, InputErrors
+from vocabulary.jsonread import json_loads
 from vocabulary.progress import Progress, no_progress
 
 KINDS = ("initial", "adjudication", "challenge")
@@ -183,7 +184,7 @@ def select_initial(spec: BuildSpec, bench: Benchmark, salt: str) -> Selection:
 def read_queue(path: Path, bench: Benchmark, project: Project) -> list[dict[str, Any]]:
     """The queue's pairs after structural checks and the check against its repair plan."""
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        obj = json_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InputError("queue file not found", file=path) from exc
     except json.JSONDecodeError as exc:

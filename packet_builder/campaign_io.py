@@ -24,6 +24,7 @@ from scorers.integrity import collapse, duplicate_groups
 from scorers.responses import ConditionInfo, ItemInfo, ItemResponse, PacketInfo, evaluate_item
 from vocabulary.errors import InputError
 from vocabulary.gates import QuoteRule
+from vocabulary.jsonread import json_loads
 
 
 def sha256_file(path: Path) -> str:
@@ -43,7 +44,7 @@ def load_packet_info(project: Project, name: str) -> PacketInfo:
         raise InputError(f"unknown packet {name!r}", file=ppath, hint=f"known packets: {known}")
     data = ppath.read_bytes()
     try:
-        packet = json.loads(data)
+        packet = json_loads(data)
     except json.JSONDecodeError as exc:
         raise InputError(f"corrupt packet ({exc.msg})", file=ppath, line=exc.lineno) from exc
     key = read_admin_key(project, name)

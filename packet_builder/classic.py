@@ -19,6 +19,7 @@ import pandas as pd
 
 from packet_builder.records import Condition, Query
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 CONDITION_ID = "relevant"
 _RUBRIC_KEYS = {"name", "requirement", "counts", "does_not_count", "note", "aliases"}
@@ -137,7 +138,7 @@ def read_guideline(path: Path) -> Guideline:
     if not path.is_file():
         raise InputError("guideline file not found", file=path, hint="check the path")
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        obj = json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})", file=path, line=exc.lineno) from exc
     except UnicodeDecodeError as exc:
@@ -273,4 +274,4 @@ def stored_scale(store_path: Path) -> tuple[GradeScale, dict[tuple[str, str], in
     if found is None:
         return None
     value, graded = found
-    return GradeScale.from_json(json.loads(value)), {(q, d): int(g) for q, d, g in graded}
+    return GradeScale.from_json(json_loads(value)), {(q, d): int(g) for q, d, g in graded}

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 REQUIRED = ("doc_id", "url", "sha256")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -65,7 +66,7 @@ def read_manifest(path: Path) -> list[ManifestRow]:
     if lines[0][1].lstrip().startswith("{"):
         for lineno, ln in lines:
             try:
-                obj = json.loads(ln)
+                obj = json_loads(ln)
             except json.JSONDecodeError as exc:
                 raise InputError(f"not JSON ({exc.msg})", file=path, line=lineno) from None
             if not isinstance(obj, dict):

@@ -36,6 +36,7 @@ from packet_builder.ingest_formats import (
 )
 from packet_builder.source_gate import ExtractionRow, record
 from vocabulary.errors import InputError, InputErrors
+from vocabulary.jsonread import json_loads
 from vocabulary.progress import Progress, no_progress
 
 _DOC_ID = re.compile(r"^[^\s/\\]+$")
@@ -232,7 +233,7 @@ def collect_ocr(ocr_dir: Path, known: dict[str, str]) -> tuple[list[DocPages], i
             raw = f.read_bytes()
             h.update(f.name.encode() + b"\0" + raw)
             try:
-                obj = json.loads(raw)
+                obj = json_loads(raw)
             except json.JSONDecodeError as exc:
                 raise InputError(f"malformed JSON ({exc.msg})", file=f, line=exc.lineno) from exc
             num = _page_number(f, obj, i)

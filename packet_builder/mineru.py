@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 _TAG = re.compile(r"<[^>]+>")
 _CELL_END = re.compile(r"</t[dh]>", re.I)
@@ -87,7 +88,7 @@ def block_text(block: dict[str, Any]) -> str:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})", file=path, line=exc.lineno) from exc
     except UnicodeDecodeError as exc:

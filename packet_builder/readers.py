@@ -22,6 +22,7 @@ import pyarrow.csv as pacsv
 
 from packet_builder.records import Condition, Evidence, Query
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 QREL_COLUMNS = ["query_id", "doc_id", "grade"]
 RUN_COLUMNS = ["query_id", "doc_id", "rank", "score", "tag"]
@@ -49,7 +50,7 @@ def json_lines(
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json_loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"malformed JSON ({exc.msg})",

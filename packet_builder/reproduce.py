@@ -32,6 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 HEX = set("0123456789abcdef")
 
@@ -155,7 +156,7 @@ def _entries(obj: dict[str, Any], key: str, file: Path, hashes: bool) -> tuple[F
 
 def read_manifest(path: Path, *, need_hashes: bool) -> Manifest:
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        obj = json_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError("manifest not found", file=path, hint="check the path") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -7,7 +7,6 @@ writing of generated declaration bundles.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -20,6 +19,7 @@ from scorers.rop.evaluate import RopResult, evaluate
 from scorers.rop.resolver import parse_resolver
 from scorers.rop.targets import compare_targets, parse_target_records
 from vocabulary.errors import InputError, InputErrors
+from vocabulary.jsonread import json_loads
 from vocabulary.progress import Progress, no_progress
 
 
@@ -63,7 +63,7 @@ def read_jsonl_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json_loads(line)
             except (ValueError, UnicodeDecodeError) as exc:
                 raise InputError(
                     f"malformed JSON ({exc})",
@@ -81,7 +81,7 @@ def read_json_file(path: str | Path) -> Any:
     if not path.is_file():
         raise InputError("file not found", file=path, hint="check the path")
     try:
-        return json.loads(path.read_bytes())
+        return json_loads(path.read_bytes())
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"malformed JSON ({exc})", file=path, hint="fix the JSON") from exc
 

@@ -26,6 +26,7 @@ import pandas as pd
 
 from packet_builder.classic import Rubric, claim_qrel
 from vocabulary.errors import InputError
+from vocabulary.jsonread import json_loads
 
 _TOP = re.compile(r"<top>(.*?)</top>", re.I | re.S)
 _FIELD = re.compile(r"<(num|title|desc|narr)>", re.I)
@@ -194,7 +195,7 @@ def _jsonl_docs(path: Path) -> Iterator[tuple[str, str, int]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json_loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"malformed JSON ({exc.msg})", file=path, line=lineno) from exc
         doc_id = obj.get("docno", obj.get("doc_id")) if isinstance(obj, dict) else None

@@ -154,6 +154,21 @@ OBJECT_LINES = [
     ("two objects", '{"meta": {"id": "r0"}} {"meta": {"id": "r1"}}'),
     ("broken", '{"meta": {"id": "r0"'),
     ("single quotes", "{'meta': {'id': 'r0'}}"),
+    # Deeper than the recursion limit of both JSON readers: a malformed line, not a crash.
+    (
+        "too deep",
+        '{"meta": {"id": "r1"}, "s": {"key": "a1"}, "out": {"ranking": [{"oid": "A"}]}, "x": '
+        + "[" * 5000
+        + "]" * 5000
+        + "}",
+    ),
+    (
+        "too deep needed",
+        '{"meta": {"id": "r1"}, "s": {"key": "a1"}, "out": {"ranking": '
+        + "[" * 5000
+        + "]" * 5000
+        + "}}",
+    ),
 ]
 
 

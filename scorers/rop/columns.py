@@ -9,7 +9,6 @@ from the columns by `scorers.rop.membership` alone.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ import pyarrow as pa
 from scorers.rop.declaration import Declaration, get_path
 from scorers.rop.strings import Values
 from scorers.rop.verdicts import SELECTOR_ERROR
+from vocabulary.jsonread import json_loads
 
 
 @dataclass
@@ -76,7 +76,7 @@ def line_rows(
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json_loads(line)
         except (ValueError, UnicodeDecodeError):
             malformed.append(lineno)
             continue

@@ -24,6 +24,7 @@ from scorers.rop.envelope import envelope_problems
 from scorers.rop.resolver import Resolver, parse_inverse_map, parse_resolver
 from scorers.rop.verdicts import HARD_MODE
 from scorers.rop.witness import file_sha256, manifest_sha256, population_sha256
+from vocabulary.jsonread import json_loads
 
 # jsonschema costs ~8 us per array item; the population is checked item by item
 # below anyway, so the schema only sees its head (keeps 1M-id declarations fast).
@@ -35,7 +36,7 @@ DEFAULT_ID_FIELD = "record_id"
 def schema() -> dict[str, Any]:
     """The shipped JSON Schema of a v1 declaration."""
     text = resources.files("scorers.rop").joinpath("schema.json").read_text(encoding="utf-8")
-    return dict(json.loads(text))
+    return dict(json_loads(text))
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def referenced_paths(raw: Any) -> dict[str, str]:
 
 def parse_declaration_json(data: bytes, name: str) -> tuple[Any, list[str]]:
     try:
-        return json.loads(data.decode("utf-8")), []
+        return json_loads(data.decode("utf-8")), []
     except UnicodeDecodeError:
         return None, [f"{name}: not UTF-8 text (save the declaration as UTF-8)"]
     except json.JSONDecodeError as exc:

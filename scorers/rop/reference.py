@@ -7,7 +7,6 @@ uses it as the baseline. Hard mode only (other modes never reach membership).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +14,7 @@ from scorers.rop.declaration import Declaration, get_path
 from scorers.rop.evaluate import RopResult, run_status
 from scorers.rop.verdicts import HISTOGRAM_KEYS
 from scorers.rop.witness import binding_hash
+from vocabulary.jsonread import json_loads
 
 
 def _selection(obj: dict[str, Any], rid: str, decl: Declaration) -> tuple[str, list[str]]:
@@ -79,7 +79,7 @@ def record_verdict(obj: dict[str, Any], rid: str, decl: Declaration) -> str:
 
 
 def evaluate_reference(
-    decl: Declaration, records: bytes, loads: Callable[[bytes], Any] = json.loads
+    decl: Declaration, records: bytes, loads: Callable[[bytes], Any] = json_loads
 ) -> RopResult:
     """Evaluate a valid hard-mode declaration's records one record at a time.
 

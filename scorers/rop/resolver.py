@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorers.rop.strings import strings
+from vocabulary.jsonread import json_loads
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Resolver:
 
 def _load_json(data: bytes, where: str, problems: list[str]) -> Any:
     try:
-        return json.loads(data.decode("utf-8"))
+        return json_loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         problems.append(f"{where}: not UTF-8 text (save the file as UTF-8)")
     except json.JSONDecodeError as exc:

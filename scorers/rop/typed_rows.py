@@ -180,7 +180,9 @@ def decode_block(typed: TypedDecoder, block: bytes) -> list[Any] | None:
         return None
     try:
         rows = typed.decoder.decode_lines(block)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        # RecursionError: a value nested about a thousand levels deep, which `json.loads`
+        # cannot read either; the stdlib parser counts that line as malformed.
         return None
     return rows if len(rows) == lines else None
 

@@ -1,0 +1,23 @@
+"""Reading JSON from files people give us: too deep a nesting is bad JSON, not a crash.
+
+`json.loads` raises RecursionError on values nested deeper than the interpreter's
+recursion limit (about a thousand levels), where every reader of the project expects a
+`json.JSONDecodeError` for input it cannot read: the line would end the command with a
+traceback instead of the `file:line` error, or stop a records file's evaluation instead
+of counting one malformed line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+TOO_DEEP = "nested deeper than the JSON reader allows"
+
+
+def json_loads(data: str | bytes | bytearray) -> Any:
+    """`json.loads`, with a too-deep value raised as `json.JSONDecodeError` (a ValueError)."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise json.JSONDecodeError(TOO_DEEP, "", 0) from None
