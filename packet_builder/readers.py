@@ -11,6 +11,7 @@ re-scanned line by line to name the bad line.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,28 @@ def json_lines(
             ) from exc
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object", file=path, line=lineno)
+        if _SURROGATE_ESCAPE.search(line) and not _encodable(obj):
+            raise InputError(
+                "a string holds half of a UTF-16 surrogate pair (a lone \\udXXX escape),"
+                " which is not text",
+                file=path,
+                line=lineno,
+                hint="write the character itself, or both halves of its escape",
+            )
         yield lineno, obj
+
+
+# A \u escape of a UTF-16 surrogate: json.loads turns an unpaired one into a str that no
+# UTF-8 file, database or page can hold.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _encodable(obj: Any) -> bool:
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _req_str(obj: dict[str, Any], key: str, path: Path, lineno: int, where: str = "") -> str:

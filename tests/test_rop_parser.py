@@ -31,8 +31,9 @@ from scorers.rop.evaluate import evaluate
 from scorers.rop.membership import assign_verdicts
 from scorers.rop.records import parse_records, stdlib_records
 from scorers.rop.strings import index_codes, strings
-from scorers.rop.typed_rows import _long_integer, typed_decoder
+from scorers.rop.typed_rows import typed_decoder
 from tests.test_rop_helpers import agrees_with_reference, bundle
+from vocabulary.jsonread import long_integer as _long_integer
 
 LONG_INT = b"1" * (sys.get_int_max_str_digits() + 1)  # json.loads refuses it as an integer
 BLOCKS = (1, 64, 1 << 20)  # one line per block, a few lines, the whole file

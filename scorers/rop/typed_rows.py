@@ -7,7 +7,8 @@ re-reads the block line by line with the stdlib parser, the definition -- for
 any block it cannot vouch for, so a block it does decode reads exactly as
 `json.loads` reads each of its lines:
 
-* msgspec rejects it (syntax, or a needed value of another JSON type);
+* msgspec rejects it (syntax, a needed value of another JSON type, or a value nested
+  past the recursion limit);
 * a line break is not a clean boundary `}\\n{` (or `}\\r\\n{`): blank lines, a
   BOM, leading spaces... With clean boundaries no value can span two lines (a
   `}` followed by a `{` never occurs inside a JSON value), and the number of
@@ -15,13 +16,14 @@ any block it cannot vouch for, so a block it does decode reads exactly as
 * two guards for what msgspec accepts in skipped values and `json.loads` does
   not: invalid UTF-8 (checked on blocks with non-ASCII bytes) and integers of
   more digits than Python's int-conversion limit (4,300 digits).
+
+The line-boundary and long-integer guards are `vocabulary.jsonread`'s, shared with the
+BEIR corpus reader's Arrow path.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
@@ -35,10 +37,9 @@ from scorers.rop.columns import RecordColumns
 from scorers.rop.declaration import Declaration
 from scorers.rop.strings import Values, positions, strings
 from scorers.rop.verdicts import SELECTOR_ERROR
+from vocabulary.jsonread import clean_lines, long_integer
 
 _STR, _STR_LIST, _RETURNED = "str", "str-list", "returned"
-_DIGITS = re.compile(rb"[0-9]*")
-_DIGIT_CHARS = b"0123456789"
 Tree = dict[str, Any]  # key -> subtree, or a leaf kind
 
 
@@ -131,44 +132,10 @@ def typed_decoder(id_path: tuple[str, ...], decl: Declaration | None) -> TypedDe
     )
 
 
-def _clean_lines(block: bytes) -> int:
-    """The number of lines of `block` (no final newline) when it starts with `{`, ends
-    with `}` and every line break is a clean record boundary (`}\n{` or `}\r\n{`); else 0."""
-    if not block.startswith(b"{") or not (block.endswith(b"}") or block.endswith(b"}\r")):
-        return 0
-    buf = np.frombuffer(block, dtype=np.uint8)
-    breaks = np.flatnonzero(buf == 10)  # never the first or last byte (checked above)
-    if not bool((buf[breaks + 1] == 123).all()):
-        return 0
-    before = buf[breaks - 1]
-    cr = before == 13  # "\r\n": the byte before the "\r" must close the record
-    if cr.any():
-        before = before.copy()
-        before[cr] = buf[breaks[cr] - 2]
-    return len(breaks) + 1 if bool((before == 125).all()) else 0
-
-
-def _long_integer(block: bytes) -> bool:
-    """Could `block` hold an integer `json.loads` refuses (more digits than Python's
-    int-conversion limit)? Any run of more than `limit` digits holds a byte at a position
-    p with p % limit == limit - 1, so only those bytes start a check."""
-    limit = sys.get_int_max_str_digits()
-    if limit == 0 or len(block) <= limit:
-        return False
-    for at in range(limit - 1, len(block), limit):
-        if block[at] in _DIGIT_CHARS:
-            end = _DIGITS.match(block, at).end()  # type: ignore[union-attr]
-            before = block[max(0, at - limit) : at]
-            start = at - (len(before) - len(before.rstrip(_DIGIT_CHARS)))
-            if end - start > limit:
-                return True
-    return False
-
-
 def decode_block(typed: TypedDecoder, block: bytes) -> list[Any] | None:
     """The records of `block` (whole lines, without the final newline), one per line, or
     None when the block must be read by the stdlib parser."""
-    lines = _clean_lines(block)
+    lines = clean_lines(block)
     if not lines:
         return None
     if not block.isascii():
@@ -176,7 +143,7 @@ def decode_block(typed: TypedDecoder, block: bytes) -> list[Any] | None:
             block.decode("utf-8")
         except UnicodeDecodeError:
             return None
-    if _long_integer(block):
+    if long_integer(block):
         return None
     try:
         rows = typed.decoder.decode_lines(block)
