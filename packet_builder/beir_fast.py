@@ -5,9 +5,8 @@ The per-line reader (packet_builder.beir.corpus_pages) is the reference: it name
 first bad line. This path returns None whenever it cannot vouch that the file is one
 the reference reads without error (a parse error, a non-string or null `_id`/`text`,
 a non-ASCII id, an id with whitespace or a slash, a repeated id, no entry), whenever
-Arrow might read the file differently from `json.loads` line by line (unclean line
-boundaries such as blank lines, two objects on one line, invalid UTF-8, an integer over
-Python's digit limit, deep nesting), or when the file is over MAX_BYTES, and the caller then falls back to the reference, which reports any
+Arrow might read the file differently from `json.loads` line by line
+(`packet_builder.arrow_jsonl`), or when the file is over MAX_BYTES, and the caller then falls back to the reference, which reports any
 error. When it answers,
 the pages and hashes are those of the reference: the join and strip run on Python
 strings, as `page_text` does.
@@ -22,13 +21,12 @@ from typing import Any
 
 from campaign import store, store_corpus
 from campaign.project import Project, now_iso
-from vocabulary.jsonread import clean_lines, long_integer
+from packet_builder.arrow_jsonl import arrow_jsonl
 
 # The whole corpus is held in memory (about 5x the file); a larger file is streamed by
 # the per-line reader in batches instead.
 MAX_BYTES = 1 << 30
 _BAD_ID = r"[\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f /\\]"  # str.isspace() over ASCII, and slashes
-DEEP = 500  # nesting levels; `json.loads` reads about 990 from a shallow call stack
 
 
 @dataclass
@@ -41,24 +39,12 @@ class BeirColumns:
 def read_corpus(folder: Path) -> BeirColumns | None:
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.json as pajson
 
     path = folder / "corpus.jsonl"
     if not path.is_file() or path.stat().st_size > MAX_BYTES:
         return None
-    data = path.read_bytes()
-    lines = _json_lines(data)
-    if not lines:
-        return None
-    try:
-        tbl = pajson.read_json(
-            pa.BufferReader(data), read_options=pajson.ReadOptions(block_size=1 << 24)
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
-        return None
-    # One row per line (two objects on one line make two rows), and no value nested
-    # nearly as deep as `json.loads` can read (its limit depends on the call stack).
-    if tbl.num_rows != lines or _depth(tbl.schema) >= DEEP:
+    tbl = arrow_jsonl(path.read_bytes())
+    if tbl is None:
         return None
     names = tbl.column_names
     if tbl.num_rows == 0 or "_id" not in names or "text" not in names:
@@ -88,38 +74,6 @@ def read_corpus(folder: Path) -> BeirColumns | None:
     texts = [(h + " " + b).strip() for h, b in zip(heads, bodies, strict=True)]
     sha = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
     return BeirColumns(doc_ids, texts, sha)
-
-
-def _json_lines(data: bytes) -> int:
-    """The number of records when Arrow reads `data` as `json.loads` reads each line, else
-    0: clean record boundaries, UTF-8 (Arrow does not check strings it keeps or skips) and
-    no integer over Python's digit limit (Arrow reads those, `json.loads` refuses them)."""
-    body = data[:-1] if data.endswith(b"\n") else data
-    lines = clean_lines(body)
-    if not lines or long_integer(body):
-        return 0
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return 0
-    return lines
-
-
-def _depth(schema: Any) -> int:
-    """How deep the inferred columns nest (structs and lists), without recursion."""
-    import pyarrow as pa
-
-    deepest = 0
-    todo = [(field.type, 1) for field in schema]
-    while todo:
-        kind, level = todo.pop()
-        deepest = max(deepest, level)
-        if pa.types.is_struct(kind):
-            todo.extend((kind.field(i).type, level + 1) for i in range(kind.num_fields))
-        elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
-            todo.append((kind.value_type, level + 1))
-    return deepest
 
 
 def write_columns(

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from packet_builder.arrow_jsonl import arrow_jsonl
 from packet_builder.records import Condition, Evidence, Query
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads
@@ -240,11 +241,11 @@ def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
 
 def _arrow_jsonl_qrels(path: Path) -> pd.DataFrame | None:
     """JSONL qrels via pyarrow when every line is clean; None sends them down the checked path."""
-    import pyarrow.json as pajson
-
     try:
-        table = pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 24))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
+        table = arrow_jsonl(path.read_bytes())
+    except OSError:
+        return None
+    if table is None:
         return None
     schema = table.schema
     if (

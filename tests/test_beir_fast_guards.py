@@ -70,3 +70,44 @@ def test_what_the_reference_says() -> None:
             (folder / "corpus.jsonl").write_bytes(CASES[name])
             got = reference(folder)
             assert isinstance(got, str) and text in got, (name, got)
+
+
+QREL = b'{"query_id": "q1", "doc_id": "d1", "grade": 2}\n{"query_id": "q1", "doc_id": "d2", "grade": 0}\n'
+QREL_CASES = {
+    "good": QREL,
+    "two objects on a line": QREL.replace(b"}\n{", b"} {"),
+    "invalid utf-8 in an id": b'{"query_id": "q\xff", "doc_id": "d1", "grade": 1}\n',
+    "invalid utf-8 in another field": b'{"query_id": "q1", "doc_id": "d1", "grade": 1, "n": "\xff"}\n',
+    "long integer in another field": b'{"query_id": "q1", "doc_id": "d1", "grade": 1, "n": '
+    + b"1" * 5000
+    + b"}\n",
+    "deep value in another field": b'{"query_id": "q1", "doc_id": "d1", "grade": 1, "n": '
+    + DEEP
+    + b"}\n",
+    "blank line": QREL.replace(b"\n", b"\n\n", 1),
+}
+
+
+def _qrels(path: Path) -> list[tuple[str, str, int]] | str:
+    from packet_builder.readers import read_qrels
+
+    try:
+        df = read_qrels(path)
+    except InputError as exc:
+        return "error: " + exc.render()
+    return [
+        (q, d, int(g)) for q, d, g in df[["query_id", "doc_id", "grade"]].itertuples(index=False)
+    ]
+
+
+@pytest.mark.parametrize("name", list(QREL_CASES))
+def test_jsonl_qrels_read_as_the_checked_reader_reads_them(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from packet_builder import readers
+
+    path = tmp_path / "qrels.jsonl"
+    path.write_bytes(QREL_CASES[name])
+    fast = _qrels(path)
+    monkeypatch.setattr(readers, "_arrow_jsonl_qrels", lambda _path: None)
+    assert fast == _qrels(path)
