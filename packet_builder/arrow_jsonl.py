@@ -8,6 +8,8 @@ their per-line reader, the definition, whenever it declines.
 
 from __future__ import annotations
 
+import codecs
+
 import pyarrow as pa
 
 from vocabulary.jsonread import clean_lines, long_integer
@@ -28,11 +30,8 @@ def arrow_jsonl(data: bytes) -> pa.Table | None:
     lines = clean_lines(body)
     if not lines or long_integer(body):
         return None
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+    if not data.isascii() and not utf8(data):
+        return None
     try:
         table = pajson.read_json(
             pa.BufferReader(data), read_options=pajson.ReadOptions(block_size=1 << 24)
@@ -56,3 +55,17 @@ def _depth(schema: pa.Schema) -> int:
         elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
             todo.append((kind.value_type, level + 1))
     return deepest
+
+
+def utf8(data: bytes, chunk: int = 1 << 24) -> bool:
+    """Whether `data` is UTF-8, checked in chunks: decoding a corpus of up to 1 GiB whole
+    would hold a string of up to four times its size only to drop it."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for at in range(0, len(view), chunk):
+            decoder.decode(view[at : at + chunk])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -111,3 +111,27 @@ def test_jsonl_qrels_read_as_the_checked_reader_reads_them(
     fast = _qrels(path)
     monkeypatch.setattr(readers, "_arrow_jsonl_qrels", lambda _path: None)
     assert fast == _qrels(path)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"plain",
+        "é€𝄞 text".encode(),
+        b"ok \xff",
+        "é".encode()[:1],
+        b"\xed\xa0\x80",
+        b"\xc0\x80",
+    ],
+)
+def test_utf8_check_in_chunks_agrees_with_decoding_whole(data: bytes) -> None:
+    from packet_builder.arrow_jsonl import utf8
+
+    try:
+        data.decode("utf-8")
+        whole = True
+    except UnicodeDecodeError:
+        whole = False
+    for chunk in (1, 2, 3, 5, 1 << 24):  # characters split across every chunk boundary
+        assert utf8(data, chunk) is whole, (data, chunk)
