@@ -1,13 +1,15 @@
 """The records parser reads every line exactly as `json.loads` does.
 
-`scorers.rop.records.parse_records` decodes blocks of lines with a typed msgspec
-decoder and re-reads any block it cannot vouch for with the stdlib parser. Every
+`scorers.rop.records.parse_records` reads blocks of lines with Arrow's JSON reader
+(an explicit schema of the needed fields) and re-reads any block it cannot vouch for
+with the stdlib parser. Every
 case here is evaluated by the per-record reference loop and by `evaluate`, and
 parsed at several block sizes (one line per block, a few lines, the whole file)
 against the stdlib parser alone: same columns, same verdicts. Random byte-level
-mutations of valid lines check that the typed decoder accepts nothing the stdlib
+mutations of valid lines check that the Arrow reader accepts nothing the stdlib
 reads differently (multi-line values, two values on a line, invalid UTF-8 in
-skipped fields, integers over Python's 4,300-digit limit, BOMs, NaN...).
+skipped fields, integers over Python's 4,300-digit limit, BOMs, NaN, Inf, deep
+nesting...).
 """
 
 from __future__ import annotations
@@ -26,14 +28,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scorers.rop import evaluate_reference, records, validate
+from scorers.rop.arrow_rows import block_reader
 from scorers.rop.columns import RecordColumns
 from scorers.rop.evaluate import evaluate
 from scorers.rop.membership import assign_verdicts
 from scorers.rop.records import parse_records, stdlib_records
 from scorers.rop.strings import index_codes, strings
-from scorers.rop.typed_rows import typed_decoder
 from tests.test_rop_helpers import agrees_with_reference, bundle
-from vocabulary.jsonread import long_integer as _long_integer
+from vocabulary.jsonblocks import long_integer as _long_integer
 
 LONG_INT = b"1" * (sys.get_int_max_str_digits() + 1)  # json.loads refuses it as an integer
 BLOCKS = (1, 64, 1 << 20)  # one line per block, a few lines, the whole file
@@ -179,16 +181,17 @@ def _records(lines: list[str]) -> list[bytes]:
 
 @pytest.fixture(autouse=True)
 def typed_lines(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Count the records the typed decoder read itself (blocks it accepted)."""
+    """Count the records the Arrow reader read itself per block (blocks it accepted), in
+    the order the blocks were read (blocks are read on several threads)."""
     seen: list[int] = []
-    real = records.decode_block
+    real = records.read_block
 
     def counted(*args: Any) -> Any:
-        rows = real(*args)
-        seen.append(len(rows) if rows is not None else 0)
-        return rows
+        table = real(*args)
+        seen.append(table.num_rows if table is not None else 0)
+        return table
 
-    monkeypatch.setattr(records, "decode_block", counted)
+    monkeypatch.setattr(records, "read_block", counted)
     yield seen
 
 
@@ -243,7 +246,7 @@ def test_each_awkward_line_alone(name: str, line: str) -> None:
 def test_all_awkward_lines_in_one_file(typed_lines: list[int]) -> None:
     lines = [line for _, line in OBJECT_LINES]
     _check(_records(lines), selection={"field": "s.key"}, output=OBJ_OUT, id_field="meta.id")
-    assert sum(typed_lines) > 0  # the typed decoder read some lines itself, stdlib the rest
+    assert sum(typed_lines) > 0  # Arrow read some lines itself, stdlib the rest
 
 
 def test_duplicate_record_ids_keep_first_verdict_in_both_parsers() -> None:
@@ -287,10 +290,17 @@ def test_invalid_utf8_and_missing_final_newline() -> None:
 
 TWO = b'{"record_id": "r2"} {"record_id": "r3"}'
 GUARDED = [
-    # msgspec alone reads each of these lines; json.loads refuses it
+    # Arrow alone reads each of these lines (with no guard); json.loads refuses it
     b'{"record_id": "r1", "note": "\xff", "alts": ["a1"], "ranking": ["A"]}',
     b'{"record_id": "r1", "n": ' + LONG_INT + b', "alts": ["a1"], "ranking": ["A"]}',
     b'{"record_id": "r1", "n": [-' + LONG_INT + b'], "alts": ["a1"], "ranking": ["A"]}',
+    b'{"record_id": "r1", "n": Inf, "alts": ["a1"], "ranking": ["A"]}',
+    b'{"record_id": "r1", "n": [1, -Inf], "alts": ["a1"], "ranking": ["A"]}',
+    b'{"record_id": "r1", "n": {"m": -NaN}, "alts": ["a1"], "ranking": ["A"]}',
+    b'{"record_id": "r1", "n": '
+    + b"[" * 1200
+    + b"]" * 1200
+    + b', "alts": ["a1"], "ranking": ["A"]}',
     # one value over two lines, and two values on one line
     b'{"record_id": "r1", "alts": ["a1"], "ranking": ["A",\n"B"]}',
     b'{"record_id": "r1", "alts": ["a1"],\n "ranking": ["A"]}',
@@ -302,10 +312,13 @@ GUARDED = [
 ]
 ACCEPTED = [
     # json.loads reads these; so must the evaluator (bytes are decoded with
-    # "surrogatepass": an encoded surrogate is read, msgspec refuses it)
+    # "surrogatepass": an encoded surrogate is read, Arrow's UTF-8 check refuses it)
     b'{"record_id": "r1", "note": "\xed\xa0\x80", "alts": ["a1"], "ranking": ["A"]}',
     b'{"record_id": "r1", "n": ' + LONG_INT[:-1] + b', "alts": ["a1"], "ranking": ["A"]}',
     b'{"record_id": "r1", "n": 1' + LONG_INT + b'.5, "alts": ["a1"], "ranking": ["A"]}',
+    b'{"record_id": "r1", "n": [NaN, Infinity, -Infinity], "alts": ["a1"], "ranking": ["A"]}',
+    b'{"record_id": "r1", "n": ' + b"[" * 600 + b"]" * 600 + b', "alts": ["a1"], "ranking": ["A"]}',
+    b'{"record_id": "r1", "n": "Inf, NaN", "alts": ["a1"], "ranking": ["A"]}',
     b'{"record_id": "r1", "note": "' + LONG_INT + b'", "alts": ["a1"], "ranking": ["A"]}',
     b'\xef\xbb\xbf{"record_id": "r1", "alts": ["a1"], "ranking": ["A"]}',
     b'{"record_id": "r1", "alts": ["a1"], "ranking": ["A"]}\r',
@@ -328,12 +341,12 @@ def test_lines_only_one_of_the_parsers_accepts(line: bytes) -> None:
 
 
 def test_paths_that_overlap_use_the_stdlib_parser() -> None:
-    # The id path is a prefix of the selection path: no single typed structure exists.
+    # The id path is a prefix of the selection path: no single Arrow schema exists.
     rows = _records(['{"record_id": "r0", "ranking": ["A"]}'])
     data, files = bundle(rows, POP, RESOLVER, selection={"field": "record_id.key"})
     check = validate(data, files, "decl.json")
     assert check.declaration is not None and check.records is not None
-    assert typed_decoder(check.declaration.id_path, check.declaration) is None
+    assert block_reader(check.declaration.id_path, check.declaration) is None
     _check(rows, selection={"field": "record_id.key"})
 
 
@@ -479,14 +492,24 @@ def test_lines_near_a_valid_line_read_as_python_reads_them(data: bytes, decl: An
     parses_as_stdlib(data, decl)
 
 
-def test_valid_lines_are_read_by_the_typed_decoder(typed_lines: list[int]) -> None:
-    # Valid JSON lines the typed decoder must accept itself; the third starts with a space
+def test_valid_lines_are_read_by_the_arrow_reader(typed_lines: list[int]) -> None:
+    # Valid JSON lines the Arrow reader must accept itself; the third starts with a space
     # (not a clean line start), so the stdlib parser reads it.
     data = ("\n".join(BASE_LINES[:4]) + "\n").encode()
     for line in BASE_LINES[:4]:
         json.loads(line)
-    cols = parse_records(data, DECL_OBJECTS.id_path, DECL_OBJECTS, block=1)
-    assert typed_lines == [1, 1, 0, 1]
+    blocks = {}  # which line was read by Arrow: blocks finish in any order
+    real = records.read_block
+
+    def by_block(reader: Any, body: bytes) -> Any:
+        blocks[body] = table = real(reader, body)
+        return table
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(records, "read_block", by_block)
+        cols = parse_records(data, DECL_OBJECTS.id_path, DECL_OBJECTS, block=1)
+    by_arrow = [blocks[line.encode()] is not None for line in BASE_LINES[:4]]
+    assert by_arrow == [True, True, False, True]
     assert cols.record_ids == ["r0", "r1", "r2", "r2-long-record-identifier"]
     assert np.diff(cols.ret_offsets).tolist() == [2, 1, 0, 2]
 
@@ -535,6 +558,29 @@ def test_strings_build_the_arrow_array_pyarrow_builds(values: list[str]) -> None
     assert isinstance(got, pa.Array)
     got.validate(full=True)
     assert got.equals(want)
+
+
+_PIECE = st.lists(st.one_of(st.none(), st.text(alphabet="ab\u00e9\U0001d11e", max_size=4)), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_PIECE, st.integers(0, 3), st.booleans()), max_size=6))
+def test_concat_strings_joins_as_pyarrow_does(pieces: list[tuple[list[Any], int, bool]]) -> None:
+    # Sliced arrays, empty ones, validity bitmaps without nulls (as `flatten` leaves them)
+    # and arrays with nulls; the result must equal `pyarrow.concat_arrays`.
+    from scorers.rop.strings import concat_strings
+
+    parts = []
+    for values, cut, as_child in pieces:
+        arr = pa.array(values, type=pa.string())
+        if as_child:  # a struct's field carries the struct's validity bitmap
+            arr = pa.StructArray.from_arrays([arr], names=["f"]).flatten()[0]
+        parts.append(arr.slice(min(cut, len(arr))))
+    if not parts:
+        return
+    got = concat_strings(parts)
+    got.validate(full=True)
+    assert got.equals(pa.concat_arrays(parts))
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,5 +1,5 @@
 """The vectorised evaluator agrees with the plain per-record reference loop, and the records
-parser (typed blocks with the stdlib re-read) with the stdlib parser alone."""
+parser (Arrow blocks with the stdlib re-read) with the stdlib parser alone."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ RESOLVER = {
 }
 RAW = ["A", "a1", "a2", "B", "b1", "C", "D", "d1", "d2", "d3", "zz", "a3"]  # zz, a3 unknown
 IDS = [f"r{i}" for i in range(6)]
-TYPED_SEEN: list[int] = []  # records the typed decoder read itself, per file
+TYPED_SEEN: list[int] = []  # records the Arrow reader read itself, per file
 
 TRICKY = [
     '{"record_id": "r1", "record_id": "r2", "s": {"key": "a1"}, "ranking": []}\n',
@@ -46,7 +46,7 @@ broken = st.sampled_from([None, 5, "", ["a1"], {"x": 1}])
 def _returned(plain: bool, typed: bool) -> st.SearchStrategy[Any]:
     elem = raw_id if plain else raw_id.map(lambda r: {"oid": r})
     bad_elem = broken if plain else st.sampled_from([{"other": "a1"}, {"oid": 3}, "a1", None])
-    if typed:  # only nulls, absences and empty strings: the typed decoder reads these files
+    if typed:  # only nulls, absences and empty strings: the Arrow reader reads these files
         bad_elem = st.sampled_from([None, ""] if plain else [{"other": "a1"}, None, {"oid": ""}])
         broken_ = st.sampled_from([None])
     else:
@@ -84,7 +84,7 @@ def scenario(draw: st.DrawFn) -> dict[str, Any]:
         rows.append(row)
     if not typed and draw(st.booleans()) and rows:
         rows.insert(draw(st.integers(0, len(rows))), "{broken json\n")
-    if not typed:  # lines the typed decoder must leave to the stdlib parser
+    if not typed:  # lines the Arrow reader must leave to the stdlib parser
         for line in draw(st.lists(st.sampled_from(TRICKY), max_size=2)):
             rows.insert(draw(st.integers(0, len(rows))), line)
     return {
@@ -100,17 +100,17 @@ def scenario(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _typed_count(data: bytes, decl: Declaration, block: int) -> tuple[RecordColumns, int]:
-    """parse_records' columns and how many records the typed decoder read itself."""
+    """parse_records' columns and how many records the Arrow reader read itself."""
     seen: list[int] = []
-    real = records.decode_block
+    real = records.read_block
 
-    def counted(typed: Any, body: bytes) -> Any:
-        rows = real(typed, body)
-        seen.append(len(rows) if rows is not None else 0)
-        return rows
+    def counted(reader: Any, body: bytes) -> Any:
+        table = real(reader, body)
+        seen.append(table.num_rows if table is not None else 0)
+        return table
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(records, "decode_block", counted)
+        mp.setattr(records, "read_block", counted)
         cols = parse_records(data, decl.id_path, decl, block=block)
     return cols, sum(seen)
 
@@ -135,11 +135,11 @@ def test_vectorised_matches_reference(sc: dict[str, Any]) -> None:
     _compare(sc)
 
 
-def test_typed_decoder_was_exercised_by_the_property_test() -> None:
+def test_arrow_reader_was_exercised_by_the_property_test() -> None:
     assert sum(1 for n in TYPED_SEEN if n > 0) >= 20
 
 
-def test_typed_decoder_reads_well_typed_files() -> None:
+def test_arrow_reader_reads_well_typed_files() -> None:
     rows = [
         {"record_id": f"r{i}", "s": {"key": "a1"}, "ranking": [{"oid": "zz"}, {"oid": "A"}]}
         for i in range(4)
@@ -154,7 +154,7 @@ def test_typed_decoder_reads_well_typed_files() -> None:
     check = validate(data, files, "decl.json")
     assert check.declaration is not None and check.records is not None
     fast, n_typed = _typed_count(check.records, check.declaration, 1 << 20)
-    assert n_typed == 4  # the typed decoder read every line itself
+    assert n_typed == 4  # the Arrow reader read every line itself
     verdicts = assign_verdicts(fast, check.declaration)
     assert verdicts.tolist() == [5, 5, 5, 5]  # PASS: a1 and A resolve to the same object
 

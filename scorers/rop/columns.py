@@ -1,7 +1,7 @@
 """The records as columns, and the line-by-line parser that defines how a record is read.
 
 `scorers.rop.records.parse_records` fills `RecordColumns` block by block: with
-the typed decoder of `scorers.rop.typed_rows` where it vouches for a block, else
+Arrow's reader (`scorers.rop.arrow_rows`) where it vouches for a block, else
 with `line_rows` here (the definition: the stdlib `json.loads` per line, the
 declaration's dotted paths followed through JSON objects). Verdicts are given
 from the columns by `scorers.rop.membership` alone.
@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorers.rop.declaration import Declaration, get_path
-from scorers.rop.strings import Values
+from scorers.rop.strings import Values, concat_strings, strings
 from scorers.rop.verdicts import SELECTOR_ERROR
 from vocabulary.jsonread import json_loads
 
@@ -150,9 +150,11 @@ def _returned_ids(value: Any, id_field: str | None) -> list[str] | None:
 
 
 def _join(parts: list[Values]) -> Values:
+    if any(isinstance(p, pa.Array) for p in parts):  # the stdlib parser's blocks too
+        parts = [strings(p) for p in parts]
     if all(isinstance(p, pa.Array) for p in parts):
         try:
-            return pa.concat_arrays(parts) if parts else pa.array([], type=pa.string())
+            return concat_strings(parts) if parts else pa.array([], type=pa.string())
         except pa.ArrowInvalid:  # over 2 GiB of text: more than one string array holds
             pass
     out: list[str] = []

