@@ -560,7 +560,9 @@ def test_strings_build_the_arrow_array_pyarrow_builds(values: list[str]) -> None
     assert got.equals(want)
 
 
-_PIECE = st.lists(st.one_of(st.none(), st.text(alphabet="ab\u00e9\U0001d11e", max_size=4)), max_size=8)
+_PIECE = st.lists(
+    st.one_of(st.none(), st.text(alphabet="ab\u00e9\U0001d11e", max_size=4)), max_size=8
+)
 
 
 @settings(max_examples=300, deadline=None)

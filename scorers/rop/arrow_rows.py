@@ -36,6 +36,7 @@ from vocabulary.jsonblocks import vouched_lines
 
 _STR, _STR_LIST, _RETURNED = "str", "str-list", "returned"
 Tree = dict[str, Any]  # key -> subtree, or a leaf kind
+_MAX_BLOCK = (1 << 31) - 1  # Arrow's block size and string offsets are 32-bit
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,8 @@ def block_reader(id_path: tuple[str, ...], decl: Declaration | None) -> BlockRea
 def read_block(reader: BlockReader, block: bytes) -> pa.Table | None:
     """The needed fields of `block` (whole lines, without the final newline), one row per
     line, or None when the block must be read by the stdlib parser."""
+    if len(block) >= _MAX_BLOCK:
+        return None
     lines = vouched_lines(block)
     if not lines:
         return None
