@@ -76,28 +76,33 @@ def block_reader(id_path: tuple[str, ...], decl: Declaration | None) -> BlockRea
     if not _add(tree, id_path, _STR):
         return None
     kinds = {_STR: pa.string(), _STR_LIST: pa.list_(pa.string())}
-    extra: dict[str, Any] = {}
-    if decl is not None:
-        sel = decl.selection
-        ok = _add(tree, sel.path, _STR_LIST if sel.kind == "alternatives" else _STR)
-        if sel.kind == "witness":
-            ok = ok and _add(tree, sel.binding_path, _STR)
-        if not ok or not _add(tree, decl.list_path, _RETURNED):
-            return None
-        element = decl.element_id_field
-        kinds[_RETURNED] = pa.list_(
-            pa.string() if element is None else pa.struct([pa.field(element, pa.string())])
-        )
-        extra = {
-            "sel_kind": sel.kind,
-            "sel_path": sel.path,
-            "binding_path": sel.binding_path if sel.kind == "witness" else (),
-            "list_path": decl.list_path,
-            "objects": element is not None,
-        }
+    if decl is None:
+        return BlockReader(_options(tree, kinds), id_path, sel_kind="")
+    sel = decl.selection
+    ok = _add(tree, sel.path, _STR_LIST if sel.kind == "alternatives" else _STR)
+    if sel.kind == "witness":
+        ok = ok and _add(tree, sel.binding_path, _STR)
+    if not ok or not _add(tree, decl.list_path, _RETURNED):
+        return None
+    element = decl.element_id_field
+    kinds[_RETURNED] = pa.list_(
+        pa.string() if element is None else pa.struct([pa.field(element, pa.string())])
+    )
+    return BlockReader(
+        _options(tree, kinds),
+        id_path,
+        sel_kind=sel.kind,
+        sel_path=sel.path,
+        binding_path=sel.binding_path if sel.kind == "witness" else (),
+        list_path=decl.list_path,
+        objects=element is not None,
+    )
+
+
+def _options(tree: Tree, kinds: dict[str, pa.DataType]) -> pajson.ParseOptions:
+    """Arrow reads the tree's fields with these types and skips every other field."""
     schema = pa.schema(_fields(tree, kinds))
-    parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
-    return BlockReader(parse=parse, id_path=id_path, **{"sel_kind": "", **extra})
+    return pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
 
 
 def read_block(reader: BlockReader, block: bytes) -> pa.Table | None:
