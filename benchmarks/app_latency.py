@@ -47,8 +47,9 @@ from audit_app.access import add_annotator  # noqa: E402
 from audit_app.session import AnnotatorSession, ItemState, record  # noqa: E402
 from campaign import journal, journal_pg  # noqa: E402
 from tests.app_fixture import build  # noqa: E402
+from tests.browser_fixture import ARGS, CHROMIUM  # noqa: E402
 from tests.card_driver import at_item, condition  # noqa: E402
-from tests.test_app_browser import ARGS, CHROMIUM, Server, free_port  # noqa: E402
+from tests.test_app_browser import Server, free_port  # noqa: E402
 from vocabulary.gates import ConditionAnswer  # noqa: E402
 
 

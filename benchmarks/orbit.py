@@ -20,6 +20,7 @@ Run: .venv/bin/python benchmarks/orbit.py
 
 from __future__ import annotations
 
+import argparse
 import os
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -107,6 +108,7 @@ def best_of(rounds: int, fn: Callable[[], object]) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0]).parse_args()
     columns = make_columns()
     rows = len(columns["y"])
 

@@ -23,6 +23,7 @@ for both; best of REPEATS, interleaved)
 
 from __future__ import annotations
 
+import argparse
 import math
 import subprocess
 import sys
@@ -145,7 +146,9 @@ def composition(repeats: int) -> None:
 
 
 def main() -> None:
-    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    ap.add_argument("repeats", nargs="?", type=int, default=3, help="best of REPEATS")
+    repeats = ap.parse_args().repeats
     with tempfile.TemporaryDirectory(prefix="evaudit-bench-runs-") as tmp:
         fusion(Path(tmp), repeats)
     composition(repeats)

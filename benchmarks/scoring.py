@@ -33,6 +33,7 @@ Run: .venv/bin/python benchmarks/scoring.py [fusion|composition] [REPEATS=3]
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import tempfile
@@ -173,17 +174,20 @@ def _timed(fn, *args):  # type: ignore[no-untyped-def]
 def main() -> None:
     from scorers.runs import compare_report, nclue_report
 
-    if len(sys.argv) > 1 and sys.argv[1] in ("fusion", "composition"):
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    ap.add_argument("args", nargs="*", metavar="[fusion|composition] [REPEATS]")
+    argv = ap.parse_args().args
+    if argv and argv[0] in ("fusion", "composition"):
         from benchmarks import runs as run_ops  # fusion and composition live there
 
-        reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-        if sys.argv[1] == "fusion":
+        reps = int(argv[1]) if len(argv) > 1 else 3
+        if argv[0] == "fusion":
             with tempfile.TemporaryDirectory(prefix="evaudit-bench-runs-") as tmp:
                 run_ops.fusion(Path(tmp), reps)
         else:
             run_ops.composition(reps)
         return
-    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    repeats = int(argv[0]) if argv else 3
     with tempfile.TemporaryDirectory(prefix="evaudit-bench-") as tmp:
         t = time.perf_counter()
         queries, qrels, runs = generate(Path(tmp))
