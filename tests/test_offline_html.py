@@ -14,6 +14,7 @@ import pytest
 from audit_app.offline import build_offline_html
 from audit_app.offline.build import blinded_copy
 from packet_builder.leaks import check_text
+from tests.browser_fixture import ARGS, CHROMIUM
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer, QuoteRule, check_item
 
@@ -277,25 +278,14 @@ def test_bad_hash_or_annotator_refused(sha: str, annotator: str, message: str) -
 
 # ---- the file in a real browser --------------------------------------------
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Debian's chromium is not installed at {CHROMIUM}")
     with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(
-            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
-        )
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield b
         b.close()
 
