@@ -46,6 +46,7 @@ def _register() -> None:
     from evaudit.commands import (
         app,
         audit,
+        fetch,
         journal,
         orbit,
         packet,
@@ -59,6 +60,7 @@ def _register() -> None:
 
     for module in (
         project,
+        fetch,
         packet,
         app,
         audit,

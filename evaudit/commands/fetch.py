@@ -1,0 +1,59 @@
+"""`evaudit fetch`: download the corpus manifest's sources (services.fetch)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("fetch")
+@click.argument("project", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--manifest", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="Corpus manifest (JSONL or TSV: doc_id, url, sha256[, file]).")  # fmt: skip
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Folder to write the files into (default: PROJECT/sources). A row's file "
+              "is OUT/<file> where the row names one, else OUT/<doc_id>.pdf.")  # fmt: skip
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              help="Seconds to wait for a connection or for the next bytes.")  # fmt: skip
+@click.option("--max-mb", type=click.FloatRange(min=0.001), default=512.0, show_default=True,
+              help="Largest file accepted, in MiB; a larger one fails and is not kept.")  # fmt: skip
+@click.option("--attempts", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Attempts per file for timeouts, cut transfers, HTTP 5xx/408/429; each "
+              "attempt resumes the partial file.")  # fmt: skip
+@click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Seconds before the second attempt; doubled before each later one.")  # fmt: skip
+@click.option("--workers", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Files downloaded at once.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def fetch_cmd(
+    project: Path, manifest: Path, out: Path | None, timeout: float, max_mb: float,
+    attempts: int, backoff: float, workers: int, as_json: bool,
+) -> None:  # fmt: skip
+    """Download every source of a corpus manifest, checking its sha256 before it is kept.
+
+    Each file is streamed into NAME.part and renamed into place only when its SHA-256
+    equals the manifest's: a mismatch, an oversized file or an HTTP error leaves nothing
+    in place. Only http(s) URLs are fetched, redirects included (at most 5). A file
+    already present with the right hash is kept. Every failure is reported with its
+    manifest line; the exit code is 1 when any row failed. Then `evaudit ingest PROJECT
+    --pdf-dir OUT --manifest MANIFEST` ingests and re-checks them.
+    """
+    from campaign.project import open_project
+    from evaudit.output import emit_json, progress_bar
+    from services.fetch import FetchLimits, fetch_sources
+
+    limits = FetchLimits(timeout=timeout, max_bytes=int(max_mb * (1 << 20)),
+                         attempts=attempts, backoff=backoff)  # fmt: skip
+    report = fetch_sources(open_project(project), manifest, out, limits, workers=workers,
+                           progress=progress_bar(as_json))  # fmt: skip
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(report.table())
+    if report.failed:
+        sys.exit(1)
+
+
+COMMANDS = [fetch_cmd]
