@@ -223,3 +223,13 @@ def support_cmd(
 
 
 COMMANDS: list[click.Command] = [runs]
+
+
+def _add_baselines() -> None:
+    from evaudit.commands.runs_baseline import bm25_cmd, floor_cmd
+
+    runs.add_command(bm25_cmd)
+    runs.add_command(floor_cmd)
+
+
+_add_baselines()
