@@ -68,7 +68,7 @@ class RunReport:
         return text
 
 
-def _units(project: Project, level: str) -> tuple[list[str], list[str]]:
+def corpus_units(project: Project, level: str) -> tuple[list[str], list[str]]:
     """(unit ids, unit texts) in document then page order; pages without text are left out."""
     if level not in LEVELS:
         raise InputError(f"unknown level {level!r}", hint="use document or page")
@@ -92,7 +92,7 @@ def _units(project: Project, level: str) -> tuple[list[str], list[str]]:
     return ids, texts
 
 
-def _query_texts(project: Project, form: str) -> list[tuple[str, str]]:
+def query_texts(project: Project, form: str) -> list[tuple[str, str]]:
     if form not in FORMS:
         raise InputError(f"unknown query form {form!r}", hint=f"use one of {', '.join(FORMS)}")
     queries = stored_queries(project)
@@ -134,8 +134,8 @@ def bm25_run(
     tag: str | None = None, progress: Progress = no_progress,
 ) -> RunReport:  # fmt: skip
     """Rank the project's units for every query with BM25 and write the TREC run."""
-    queries = _query_texts(project, form)
-    unit_ids, texts = _units(project, level)
+    queries = query_texts(project, form)
+    unit_ids, texts = corpus_units(project, level)
     tokens = [tokenize(t) for t in progress(texts, total=len(texts), desc="tokenize")]
     index = BM25Index(tokens, k1=k1, b=b, method=method)
     tag = tag or f"bm25_{level}_{form}"
@@ -161,8 +161,8 @@ def floor_run(
     if kind == "frequency" and level != "document":
         raise InputError("the frequency floor ranks documents (qrels judge documents)",
                          hint="pass --level document")  # fmt: skip
-    queries = _query_texts(project, "raw")
-    unit_ids, _ = _units(project, level)
+    queries = query_texts(project, "raw")
+    unit_ids, _ = corpus_units(project, level)
     if kind == "frequency":
         counts = Counter(d for _, d, g in store.qrels_rows(project.store_path) if g >= 1)
         prior = top_units(frequency_prior(unit_ids, counts), depth, keep_zero=True)

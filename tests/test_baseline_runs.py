@@ -8,6 +8,7 @@ floors against their definitions.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from pathlib import Path
@@ -209,3 +210,95 @@ def test_page_runs_feed_gold_support_on_the_sample(tmp_path: Path) -> None:
     scored = cli_json("score", "nclue", "--queries", SAMPLE / "queries.jsonl", "--qrels",
                       SAMPLE / "qrels.txt", "--run", f"bm25={doc}", "--bootstrap", "0")  # fmt: skip
     assert 0 < scored["runs"]["bm25"]["gold_hit"] <= 1
+
+
+def _brute_coverage(
+    d: Path, depth: int, k1: float, b: float, relevant_from: int
+) -> tuple[int, int]:
+    """(covered, queries) by ranking every document with the plain formula."""
+    with store.connect(d / "audit.duckdb", read_only=True) as con:
+        units: dict[str, str] = {}
+        for batch in store.page_batches(con):
+            for doc, _page, text in batch:
+                units[doc] = units[doc] + "\n" + text if doc in units else text
+        qrels = con.execute("SELECT query_id, doc_id, grade FROM qrels").fetchall()
+        qtext = dict(con.execute("SELECT query_id, text FROM queries").fetchall())
+    ids = list(units)
+    docs = [tokenize(units[u]) for u in ids]
+    need: dict[str, set[str]] = {}
+    for q, doc, g in qrels:
+        if g >= relevant_from:
+            need.setdefault(q, set()).add(doc)
+    covered = 0
+    for q, docs_needed in need.items():
+        s = _plain(docs, tokenize(qtext[q]), k1, b, "lucene")
+        top = sorted((i for i in range(len(ids)) if s[i] != 0), key=lambda i: (-s[i], i))[:depth]
+        covered += docs_needed <= {ids[i] for i in top}
+    return covered, len(need)
+
+
+@pytest.fixture(scope="module")
+def coverage_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Eight topics, each with two relevant passages that name it more or less often
+    among distractors, so coverage grows with K and moves with k1 and b."""
+    import random
+
+    rng = random.Random(3)
+    root = tmp_path_factory.mktemp("calibrate")
+    beir = root / "beir"
+    (beir / "qrels").mkdir(parents=True)
+    topics = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet", "heath"]
+    corpus, qrels = [], []
+    for t in topics:
+        for j in range(4):
+            words = [rng.choice(topics) for _ in range(rng.randint(3, 30))]
+            words += [t] * (4 - j) * (j < 2) + ["filler"] * rng.randint(0, 40)
+            rng.shuffle(words)
+            corpus.append({"_id": f"{t}{j}", "title": "", "text": " ".join(words)})
+            if j < 2:
+                qrels.append(f"{t}\t{t}{j}\t1\n")
+    (beir / "corpus.jsonl").write_text("".join(json.dumps(c) + "\n" for c in corpus))
+    (beir / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": t, "text": f"{t} {t}"}) + "\n" for t in topics)
+    )
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(qrels))
+    guideline = root / "guideline.json"
+    guideline.write_text(json.dumps({"default": {"requirement": "The passage names it."}}))
+    d = root / "proj"
+    run_cli("init", d, "--admin-password", "pw-for-tests")
+    run_cli("ingest", d, "--beir", beir)
+    run_cli("load", d, "--beir", beir, "--split", "test", "--relevant-from", 1,
+            "--guideline", guideline)  # fmt: skip
+    return d
+
+
+@pytest.mark.parametrize("target", [0.5, 0.75, 1.0])
+def test_orbit_calibrate_equals_brute_force(coverage_project: Path, target: float) -> None:
+    d = coverage_project
+    res = run_cli("orbit", "calibrate", d, "--depth", "2,3,4,6,32", "--k1", "0.3,1.2,3",
+                  "--b", "0,0.75,1", "--target", target, "--json", expect=None)  # fmt: skip
+    rep = json.loads(res.stdout)
+    assert len(rep["grid"]) == 5 * 3 * 3
+    for cell in rep["grid"]:
+        want = _brute_coverage(d, cell["depth"], cell["k1"], cell["b"], 1)
+        assert (cell["covered"], cell["queries"]) == want, cell
+    assert len({c["coverage"] for c in rep["grid"]}) > 3  # the grid is not flat
+    meeting = [c for c in rep["grid"] if c["coverage"] >= target]
+    if not meeting:
+        assert rep["chosen"] is None and res.exit_code == 1
+        return
+    assert res.exit_code == 0
+    k = min(c["depth"] for c in meeting)
+    best = max(c["coverage"] for c in meeting if c["depth"] == k)
+    first = next(c for c in rep["grid"] if c["depth"] == k and c["coverage"] == best)
+    assert rep["chosen"] == first
+
+
+def test_calibration_selection_rule() -> None:
+    from scorers.orbit.calibration import Cell, select
+
+    cells = [Cell(100, 0.9, 0.4, 8, 10), Cell(200, 0.8, 0.2, 9, 10), Cell(200, 0.9, 0.4, 10, 10),
+             Cell(200, 1.2, 0.75, 10, 10), Cell(500, 0.8, 0.2, 10, 10)]  # fmt: skip
+    assert select(cells, 0.9) == Cell(200, 0.9, 0.4, 10, 10)
+    assert select(cells, 0.8) == Cell(100, 0.9, 0.4, 8, 10)
+    assert select(cells, 1.01) is None

@@ -4,6 +4,9 @@ the Answer Interface?". Thin CLI: parse the options, call `services.orbit`, prin
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import click
 
 
@@ -199,6 +202,65 @@ def coverage_cmd(
         emit_json(report.to_json())
     else:
         click.echo(report.table(), nl=False)
+
+
+def _numbers(kind: type, text: str, name: str) -> list:  # type: ignore[type-arg]
+    try:
+        values = [kind(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a comma-separated list", param_hint=name
+        ) from None
+    if not values:
+        raise click.BadParameter("give at least one value", param_hint=name)
+    return values
+
+
+@orbit.command("calibrate")
+@click.argument("project", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--depth", "depths", default="50,100,200,500,1000", show_default=True,
+              help="Candidate depths K of the grid (comma-separated).")  # fmt: skip
+@click.option("--k1", "k1s", default="0.6,0.8,0.9,1.2", show_default=True,
+              help="BM25 k1 values of the grid (comma-separated).")  # fmt: skip
+@click.option("--b", "bs", default="0.2,0.4,0.75", show_default=True,
+              help="BM25 b values of the grid (comma-separated).")  # fmt: skip
+@click.option("--target", type=click.FloatRange(0, 1), required=True,
+              help="Required complete-evidence coverage share (the paper fixes it before "
+              "evaluation and does not print it; choose yours the same way).")  # fmt: skip
+@click.option("--relevant-from", type=int, default=1, show_default=True,
+              help="A query's evidence: its documents of at least this grade.")  # fmt: skip
+@click.option("--form", type=click.Choice(["raw", "clean_v2", "natural"]), default="raw",
+              show_default=True, help="Query form.")  # fmt: skip
+@click.option("--method", type=click.Choice(["lucene", "robertson", "atire", "bm25l", "bm25+"]),
+              default="lucene", show_default=True, help="bm25s variant (docs/runs.md).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def calibrate_cmd(
+    project: Path, depths: str, k1s: str, bs: str, target: float, relevant_from: int,
+    form: str, method: str, as_json: bool,
+) -> None:  # fmt: skip
+    """BM25 calibration grid (K x k1 x b) against a complete-evidence coverage target.
+
+    As the finite-orbit paper calibrates its reference BM25 before any downstream
+    evaluation: a query is covered at K when every document of its evidence is in its
+    top K; the report lists every cell's coverage and the shallowest K meeting the
+    target (then the highest coverage, then grid order). Exit 1 when no cell meets it.
+    """
+    from campaign.project import open_project
+    from evaudit.output import emit_json, progress_bar
+    from services.orbit_calibrate import calibrate
+
+    report = calibrate(
+        open_project(project), depths=_numbers(int, depths, "--depth"),
+        k1s=_numbers(float, k1s, "--k1"), bs=_numbers(float, bs, "--b"), target=target,
+        form=form, method=method, relevant_from=relevant_from,
+        progress=progress_bar(as_json),
+    )  # fmt: skip
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(report.table())
+    if report.chosen is None:
+        sys.exit(1)
 
 
 COMMANDS: list[click.Command] = [orbit]
