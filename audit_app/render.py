@@ -5,7 +5,9 @@ page_key -> (PDF path, page number) from the admin key and the campaign store
 into `DIR/render/NAME.json`. The app reads that map in the server process only
 and hands the annotator screen an opaque callable `(page_key, quote) -> PNG`;
 the browser receives image bytes under a content-hash URL, never a file name
-or page number.
+or page number. A page without a quote comes from the project's image cache first
+(`evaudit packet render` fills it ahead of a campaign; a page rendered here on demand
+is added to it); a highlighted page is drawn on demand, since it depends on the quote.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from campaign import image_cache
 from campaign.project import Project, write_json_atomic
-from vocabulary.textnorm import find_quote
+from packet_builder.page_images import DPI, page_locations, render_png
+
+__all__ = ["DPI", "build_all_page_maps", "build_page_map", "images_for", "render_png"]
 
 RENDER_DIR = "render"
-DPI = 110
 
 
 def map_path(root: Path, packet_id: str) -> Path:
@@ -28,19 +32,7 @@ def map_path(root: Path, packet_id: str) -> Path:
 
 def build_page_map(project: Project, packet_id: str) -> Path | None:
     """Write the page map for one packet (admin side); None when no page comes from a PDF."""
-    from campaign import store
-    from campaign.packets import read_admin_key
-
-    key = read_admin_key(project, packet_id)
-    pdfs = store.pdf_sources(project.store_path)
-    out: dict[str, dict[str, object]] = {}
-    for item in key.get("items", {}).values():
-        pdf = pdfs.get(item.get("doc_id"))
-        if not pdf or not Path(pdf).is_file():
-            continue
-        for cond in item.get("conditions", {}).values():
-            for page_key, info in cond.get("pages", {}).items():
-                out[page_key] = {"pdf": str(pdf), "page": int(info["page"])}
+    out = page_locations(project, packet_id)
     if not out:
         return None
     path = map_path(project.root, packet_id)
@@ -61,45 +53,29 @@ def build_all_page_maps(project: Project) -> list[Path]:
     return done
 
 
-def _rects_for(page, text: str, span: tuple[int, int]) -> list:  # type: ignore[no-untyped-def]
-    """Rectangles of the matched text; searched line by line so line breaks do not matter."""
-    needle = text[span[0] : span[1]]
-    rects = page.search_for(needle)
-    if rects:
-        return list(rects)
-    out = []
-    for part in needle.splitlines():
-        if len(part.strip()) >= 3:
-            out.extend(page.search_for(part.strip()))
-    return out
-
-
-def render_png(pdf: str, page_no: int, quote: str | None, dpi: int = DPI) -> bytes:
-    import pymupdf
-
-    with pymupdf.open(pdf) as doc:
-        page = doc[page_no - 1]
-        if quote:
-            text = page.get_text()
-            span = find_quote(quote, text)
-            if span is not None:
-                for rect in _rects_for(page, text, span):
-                    page.add_highlight_annot(rect)  # in memory only; the PDF is never saved
-        return bytes(page.get_pixmap(dpi=dpi, annots=True).tobytes("png"))
-
-
 class PageImages:
     """The opaque renderer handed to the annotator screen for one packet."""
 
-    def __init__(self, page_map: dict[str, dict[str, object]]) -> None:
+    def __init__(self, page_map: dict[str, dict[str, object]], root: Path | None = None) -> None:
         self._map = page_map
+        self._root = root
         self._render = lru_cache(maxsize=256)(self._render_uncached)
 
     def _render_uncached(self, page_key: str, quote: str | None) -> bytes | None:
         where = self._map.get(page_key)
         if where is None:
             return None
-        return render_png(str(where["pdf"]), int(str(where["page"])), quote)
+        pdf, page = str(where["pdf"]), int(str(where["page"]))
+        if quote or self._root is None:
+            return render_png(pdf, page, quote)
+        key = image_cache.cache_key(pdf, page, DPI)
+        if key is None:
+            return None
+        png = image_cache.read_cached(self._root, key)
+        if png is None:
+            png = render_png(pdf, page, None)
+            image_cache.write_cached(self._root, key, png)
+        return png
 
     def __call__(self, page_key: str, quote: str | None) -> bytes | None:
         return self._render(page_key, quote)
@@ -113,7 +89,9 @@ def images_for(root: Path) -> Callable[[str], Callable[[str, str | None], bytes 
         if packet_id not in cache:
             path = map_path(root, packet_id)
             cache[packet_id] = (
-                PageImages(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else None
+                PageImages(json.loads(path.read_text(encoding="utf-8")), root)
+                if path.is_file()
+                else None
             )
         return cache[packet_id]
 

@@ -246,4 +246,28 @@ def list_cmd(project_dir: str, as_json: bool) -> None:
     )
 
 
+@packet.command("render")
+@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.argument("name")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes rendering at once (default: every core).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def render_cmd(project_dir: str, name: str, workers: int | None, as_json: bool) -> None:
+    """Render every page image packet NAME shows into the project's image cache.
+
+    The app serves a page from the cache first, so annotators of a new packet never wait
+    for a first render; pages already cached are kept, and an edited PDF gets new images.
+    Highlighted quotes are still drawn on demand (they depend on the annotator's quote).
+    """
+    from campaign.project import open_project
+    from services.page_render import render_packet_images
+
+    report = render_packet_images(open_project(project_dir), name, workers=workers,
+                                  progress=progress_bar(as_json))  # fmt: skip
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(report.table())
+
+
 COMMANDS: list[click.Command] = [packet]
