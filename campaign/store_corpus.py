@@ -148,3 +148,56 @@ def gate_log_rows(con: Connection) -> list[tuple[Any, ...]]:
     return con.execute(
         "SELECT seq, applied_at, min_rate, failing, removed FROM gate_log ORDER BY seq"
     ).fetchall()
+
+
+OCR_DDL = (
+    "CREATE TABLE IF NOT EXISTS page_ocr (doc_id VARCHAR, page INTEGER, engine VARCHAR, "
+    "version VARCHAR, lang VARCHAR, confidence DOUBLE, words INTEGER, "
+    "PRIMARY KEY (doc_id, page))"
+)
+
+
+def replace_page_ocr(con: Connection, doc_ids: list[str], rows: Any) -> None:
+    """Replace the OCR provenance of these documents' pages (a re-ingested document keeps
+    none of its old rows; a frame in the table's column order)."""
+    con.execute(OCR_DDL)
+    con.execute("DELETE FROM page_ocr WHERE doc_id IN (SELECT unnest(?::VARCHAR[]))", [doc_ids])
+    if rows.empty:
+        return
+    con.register("new_ocr", rows)
+    con.execute("INSERT INTO page_ocr SELECT * FROM new_ocr")
+    con.unregister("new_ocr")
+
+
+def ocr_totals(con: Connection) -> dict[str, int]:
+    """source -> pages whose text OCR made, for the extraction gate."""
+    if not (has_table(con, "page_ocr") and has_table(con, "extraction")):
+        return {}
+    rows = con.execute(
+        "SELECT e.source, count(*) FROM page_ocr o JOIN extraction e USING (doc_id) "
+        "GROUP BY e.source"
+    ).fetchall()
+    return {str(src): int(n) for src, n in rows}
+
+
+def page_ocr_rows(con: Connection) -> list[tuple[Any, ...]]:
+    """(doc_id, page, engine, version, lang, confidence, words) of every OCR page."""
+    if not has_table(con, "page_ocr"):
+        return []
+    return con.execute("SELECT * FROM page_ocr ORDER BY doc_id, page").fetchall()
+
+
+def docs_without_ocr(con: Connection, *, every_page: bool) -> set[str]:
+    """Documents with a page OCR has not read: a blank page (or, `every_page`, any page)
+    without a page_ocr row. An ingest with OCR reads them again although unchanged."""
+    blank = "" if every_page else "AND length(trim(coalesce(p.text, ''))) = 0 "
+    read = (
+        "AND NOT EXISTS (SELECT 1 FROM page_ocr o WHERE o.doc_id = p.doc_id AND o.page = p.page)"
+        if has_table(con, "page_ocr")
+        else ""
+    )
+    rows = con.execute(
+        "SELECT DISTINCT p.doc_id FROM pages p JOIN documents d USING (doc_id) "
+        "WHERE d.kind = 'pdf' " + blank + read
+    ).fetchall()
+    return {str(r[0]) for r in rows}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from packet_builder.source_gate import ExtractionRow
 
@@ -16,6 +17,7 @@ class DocPages:
     pages: list[str]
     expected: int | None = None  # pages the source has (None: as many as extracted)
     expected_from: str = ""  # where `expected` comes from, for the gate's report
+    ocr: list[dict[str, Any] | None] | None = None  # per page: OCR provenance, None: text layer
 
     def extraction(self, source: str) -> ExtractionRow:
         """(doc_id, source, pages expected, pages with text, from) for the extraction gate."""

@@ -34,12 +34,14 @@ from packet_builder.ingest_formats import (
     page_count,
     summary,
 )
+from packet_builder.ocr import ENGINE, MODES, check_languages, ocr_pdf_page, tesseract_version
 from packet_builder.source_gate import ExtractionRow, record
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.jsonread import json_loads
 from vocabulary.progress import Progress, no_progress
 
 _DOC_ID = re.compile(r"^[^\s/\\]+$")
+NO_TEXT_LAYER = "no text layer (ingest with --ocr auto or always; or run OCR elsewhere and ingest with --ocr-dir)"
 
 
 @dataclass
@@ -52,9 +54,12 @@ class IngestReport:
     # source -> documents, pages expected/extracted and rate of what this ingest wrote
     extraction: dict[str, dict[str, Any]] = field(default_factory=dict)
     manifest: ManifestReport | None = None  # with --manifest: files that differ or are missing
+    ocr: OcrSummary | None = None  # PDFs with --ocr auto|always: what Tesseract read
 
     def to_json(self) -> dict[str, Any]:
         extra = {"manifest": self.manifest.to_json()} if self.manifest is not None else {}
+        if self.ocr is not None and self.ocr.pages:  # the key says OCR made some text
+            extra["ocr"] = self.ocr.to_json()
         return extra | {
             "documents": self.documents,
             "pages": self.pages,
@@ -66,12 +71,47 @@ class IngestReport:
 
     def problems(self) -> list[tuple[str, str]]:
         """(file, what) per skipped or repaired file: what `--strict` refuses."""
-        return [(s["file"], f"skipped: {s['reason']}") for s in self.skipped] + [
-            (r["file"], r["warning"]) for r in self.repaired
-        ]
+        low = self.ocr.low_confidence if self.ocr is not None else []
+        return (
+            [(s["file"], f"skipped: {s['reason']}") for s in self.skipped]
+            + [(r["file"], r["warning"]) for r in self.repaired]
+            + [(x["file"], f"page {x['page']}: OCR confidence {x['confidence']:.1f} is below "
+                f"{self.ocr.min_confidence:g}") for x in low if self.ocr is not None]
+        )  # fmt: skip
 
 
-_Extracted = tuple[str, str, list[str] | None, str | None, str | None]
+@dataclass
+class OcrSummary:
+    """What OCR read in this ingest; pages under `min_confidence` are kept and listed."""
+
+    mode: str
+    lang: str
+    min_confidence: float
+    engine: str = ENGINE
+    version: str = ""
+    documents: int = 0
+    pages: int = 0
+    low_confidence: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode, "engine": self.engine, "version": self.version,
+                "lang": self.lang, "documents": self.documents, "pages": self.pages,
+                "min_confidence": self.min_confidence,
+                "low_confidence": self.low_confidence}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class OcrConfig:
+    mode: str  # auto: pages without a text layer; always: every page
+    lang: str
+    dpi: int
+    version: str
+
+
+# path, sha, page texts, skip reason, repair warning, OCR record per page (None: text layer)
+_Extracted = tuple[
+    str, str, list[str] | None, str | None, str | None, list[dict[str, Any] | None] | None
+]
 
 
 def _first_warning(pymupdf: Any) -> str:
@@ -80,8 +120,10 @@ def _first_warning(pymupdf: Any) -> str:
     return lines[0] if lines else "damaged cross-reference table"
 
 
-def _extract_pdf(task: tuple[str, str | None]) -> _Extracted:
-    """Worker: (path, known sha) -> (path, sha, page texts, skip reason, repair warning).
+def _extract_pdf(task: tuple[str, str | None, OcrConfig | None]) -> _Extracted:
+    """Worker: (path, known sha, OCR) -> (path, sha, page texts, skip reason, repair
+    warning, OCR records). With OCR `auto`, pages without text are read by Tesseract;
+    with `always`, every page is.
 
     Texts are None when the file is unchanged or skipped. A file MuPDF opened only by
     repairing it (a truncated file, a broken xref) keeps its texts and gets a warning; if
@@ -90,14 +132,14 @@ def _extract_pdf(task: tuple[str, str | None]) -> _Extracted:
     import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
-    path_str, known = task
+    path_str, known, ocr = task
     # Read once: the same bytes are hashed and parsed.
     data = Path(path_str).read_bytes()
     sha = hashlib.sha256(data).hexdigest()
     if sha == known:
-        return path_str, sha, None, None, None
+        return path_str, sha, None, None, None, None
     if not data:
-        return path_str, sha, None, "empty file (0 bytes)", None
+        return path_str, sha, None, "empty file (0 bytes)", None, None
     pymupdf.TOOLS.mupdf_warnings(reset=True)
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
@@ -108,38 +150,67 @@ def _extract_pdf(task: tuple[str, str | None]) -> _Extracted:
             None,
             f"cannot be read: not a PDF or damaged beyond repair ({exc})",
             None,
+            None,
         )
     try:
         if doc.needs_pass:
-            return path_str, sha, None, "encrypted PDF (needs a password)", None
+            return path_str, sha, None, "encrypted PDF (needs a password)", None, None
         repaired = bool(doc.is_repaired)
         why = _first_warning(pymupdf) if repaired else ""
         if doc.page_count == 0:
             if repaired:
-                return path_str, sha, None, f"cannot be read: repair found no pages ({why})", None
-            return path_str, sha, None, "empty PDF (no pages)", None
+                return (
+                    path_str,
+                    sha,
+                    None,
+                    f"cannot be read: repair found no pages ({why})",
+                    None,
+                    None,
+                )
+            return path_str, sha, None, "empty PDF (no pages)", None, None
         try:
             texts = [doc[i].get_text() for i in range(doc.page_count)]
         except Exception as exc:
-            return path_str, sha, None, f"cannot be read: a page fails to parse ({exc})", None
+            return path_str, sha, None, f"cannot be read: a page fails to parse ({exc})", None, None
+        ocr_pages: list[dict[str, Any] | None] = [None] * len(texts)
+        if ocr is not None and not repaired:
+            for i, t in enumerate(texts):
+                if ocr.mode == "always" or not t.strip():
+                    got = ocr_pdf_page(doc[i], lang=ocr.lang, dpi=ocr.dpi, version=ocr.version)
+                    texts[i] = got.text
+                    ocr_pages[i] = got.to_json()
     finally:
         doc.close()
     blank = [i for i, t in enumerate(texts, start=1) if not t.strip()]
     if len(blank) == len(texts):
         if repaired:
-            return path_str, sha, None, f"cannot be read: repair recovered no text ({why})", None
-        return path_str, sha, None, "no text layer (run OCR and ingest with --ocr-dir)", None
+            return (
+                path_str,
+                sha,
+                None,
+                f"cannot be read: repair recovered no text ({why})",
+                None,
+                None,
+            )
+        if ocr is not None:
+            return path_str, sha, None, "no text layer, and OCR read no word", None, None
+        return path_str, sha, None, NO_TEXT_LAYER, None, None
     warning = None
     if repaired:
         warning = f"repaired by PyMuPDF ({why}); {len(texts)} pages kept"
         if blank:
             warning += f", pages without text: {', '.join(map(str, blank))}"
-    return path_str, sha, texts, None, warning
+    return path_str, sha, texts, None, warning, ocr_pages if any(ocr_pages) else None
 
 
 def _known_hashes(project: Project) -> dict[str, str]:
     with store.connect(project.store_path, read_only=True) as con:
         return store_corpus.document_hashes(con)
+
+
+def _without_ocr(project: Project, *, every_page: bool) -> set[str]:
+    with store.connect(project.store_path, read_only=True) as con:
+        return store_corpus.docs_without_ocr(con, every_page=every_page)
 
 
 def _check_doc_id(doc_id: str, where: Path) -> None:
@@ -148,7 +219,12 @@ def _check_doc_id(doc_id: str, where: Path) -> None:
 
 
 def collect_pdfs(
-    pdf_dir: Path, known: dict[str, str], workers: int, progress: Progress, report: IngestReport
+    pdf_dir: Path,
+    known: dict[str, str],
+    workers: int,
+    progress: Progress,
+    report: IngestReport,
+    ocr: OcrConfig | None = None,
 ) -> list[DocPages]:
     """The readable PDFs of a folder; fills `report`'s skipped, repaired and unchanged."""
     if not pdf_dir.is_dir():
@@ -164,7 +240,7 @@ def collect_pdfs(
         seen[f.stem] = f
     # Largest first so the pool does not end waiting on one big file.
     order = sorted(files, key=lambda p: -p.stat().st_size)
-    tasks = [(str(f), known.get(f.stem)) for f in order]
+    tasks = [(str(f), known.get(f.stem), ocr) for f in order]
     results: list[_Extracted] = []
     if workers <= 1:
         for t in progress(tasks, desc="extract"):
@@ -176,17 +252,48 @@ def collect_pdfs(
             it = pool.map(_extract_pdf, tasks, chunksize=1)
             results.extend(progress(it, total=len(tasks), desc="extract"))
     docs: list[DocPages] = []
-    for path_str, sha, texts, reason, warning in sorted(results, key=lambda r: r[0]):
+    for path_str, sha, texts, reason, warning, ocr_pages in sorted(results, key=lambda r: r[0]):
         path = Path(path_str)
         if reason is not None:
             report.skipped.append({"file": str(path), "reason": reason})
         elif texts is None:
             report.unchanged += 1
         else:
-            docs.append(DocPages(path.stem, str(path.resolve()), "pdf", sha, texts))
+            docs.append(DocPages(path.stem, str(path.resolve()), "pdf", sha, texts, ocr=ocr_pages))
             if warning is not None:
                 report.repaired.append({"file": str(path), "warning": warning})
+            if ocr_pages is not None and report.ocr is not None:
+                _count_ocr(report.ocr, path, ocr_pages)
     return docs
+
+
+def _count_ocr(summary: OcrSummary, path: Path, pages: list[dict[str, Any] | None]) -> None:
+    summary.documents += 1
+    for number, rec in enumerate(pages, start=1):
+        if rec is None:
+            continue
+        summary.pages += 1
+        if rec["confidence"] < summary.min_confidence:
+            summary.low_confidence.append(
+                {"file": str(path), "page": number, "confidence": rec["confidence"]}
+            )
+
+
+def ocr_config(mode: str, lang: str, dpi: int) -> OcrConfig | None:
+    """The OCR settings of a PDF ingest, or None for `never`. `always` needs Tesseract;
+    `auto` without it keeps today's behaviour (text-less PDFs skipped, saying why)."""
+    if mode not in MODES:
+        raise InputError(f"unknown OCR mode {mode!r}", hint="use auto, always or never")
+    if mode == "never":
+        return None
+    try:
+        version = tesseract_version()
+    except InputError:
+        if mode == "always":
+            raise
+        return None
+    check_languages(lang)
+    return OcrConfig(mode, lang, dpi, version)
 
 
 def _ocr_page_text(obj: Any) -> str:
@@ -305,6 +412,12 @@ def _insert_batch(con: Any, docs: list[DocPages], stamp: str, source: str) -> in
         columns=["doc_id", "page", "text", "n_chars"],
     )
     store_corpus.replace_documents(con, doc_df, page_df)
+    ocr_df = pd.DataFrame(
+        [(d.doc_id, i, r["engine"], r["version"], r["lang"], r["confidence"], r["words"])
+         for d in docs if d.ocr for i, r in enumerate(d.ocr, start=1) if r is not None],
+        columns=["doc_id", "page", "engine", "version", "lang", "confidence", "words"],
+    )  # fmt: skip
+    store_corpus.replace_page_ocr(con, [d.doc_id for d in docs], ocr_df)
     record(con, [d.extraction(source) for d in docs])
     return len(page_df)
 
@@ -351,12 +464,18 @@ def ingest(
     progress: Progress = no_progress,
     strict: bool = False,
     manifest: Path | None = None,
+    ocr: str = "auto",
+    ocr_lang: str = "eng",
+    ocr_dpi: int = 300,
+    ocr_min_confidence: float = 60.0,
 ) -> IngestReport:
     """Ingest one source. `strict`: any skipped or repaired file is an error, and then
     nothing is written (the check runs before the one store transaction). `source` names
     the documents' source for the extraction gate (packet_builder.source_gate).
     `manifest`: check the local files against (doc_id, url, sha256) rows first
-    (packet_builder.corpus_manifest); with `strict` a finding is an error."""
+    (packet_builder.corpus_manifest); with `strict` a finding is an error. `ocr`: how
+    PDF pages without a text layer are read (packet_builder.ocr); pages whose OCR
+    confidence is under `ocr_min_confidence` are listed (an error with `strict`)."""
     given = (pdf_dir, ocr_dir, pages_file, beir_dir, trec_docs, mineru_dir)
     if sum(s is not None for s in given) != 1:
         raise InputError(
@@ -379,7 +498,13 @@ def ingest(
     docs: Iterable[DocPages]
     if pdf_dir is not None:
         n_workers = workers or max(1, min(os.cpu_count() or 1, 8))
-        docs = collect_pdfs(pdf_dir, known, n_workers, progress, report)
+        cfg = ocr_config(ocr, ocr_lang, ocr_dpi)
+        if cfg is not None:
+            report.ocr = OcrSummary(cfg.mode, cfg.lang, ocr_min_confidence, version=cfg.version)
+            # An unchanged PDF whose pages OCR has not read yet is read again.
+            for doc_id in _without_ocr(project, every_page=cfg.mode == "always"):
+                known.pop(doc_id, None)
+        docs = collect_pdfs(pdf_dir, known, n_workers, progress, report, cfg)
     elif ocr_dir is not None:
         docs, report.unchanged = collect_ocr(ocr_dir, known)
     elif beir_dir is not None:

@@ -44,6 +44,7 @@ class SourceRate:
     pages_expected: int
     pages_extracted: int
     passed: bool
+    ocr_pages: int = 0  # of pages_extracted, those whose text OCR made
 
     @property
     def rate(self) -> float | None:
@@ -55,6 +56,7 @@ class SourceRate:
             "documents": self.documents,
             "pages_expected": self.pages_expected,
             "pages_extracted": self.pages_extracted,
+            "ocr_pages": self.ocr_pages,
             "rate": self.rate,
             "passed": self.passed,
         }
@@ -104,6 +106,9 @@ def gate(project: Project, min_rate: float, apply: bool = False) -> GateReport:
         raise InputError(f"--min-rate {min_rate} must be within 0..1", hint="e.g. 0.98")
     with store.connect(project.store_path, read_only=True) as con:
         report = GateReport(min_rate, rates(con, min_rate))
+        ocr = store_corpus.ocr_totals(con)
+    for s in report.sources:
+        s.ocr_pages = ocr.get(s.source, 0)
     if not report.sources:
         raise InputError(
             "no extraction records", file=project.store_path,

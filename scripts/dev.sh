@@ -2,7 +2,8 @@
 # The project's two entry points on a fresh machine (Python 3.11 + pip + apt as root):
 #   bash scripts/dev.sh demo   -> the app on the bundled sample project
 #   bash scripts/dev.sh test   -> the whole test suite (installs what it needs first)
-# Everything else (.venv, Chromium, Node for the JS normalizer tests) is installed here.
+# Everything else (.venv, Chromium, Node for the JS normalizer tests, PostgreSQL,
+# Tesseract for OCR) is installed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +38,8 @@ setup_test_tools() {
   local need=()
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v node >/dev/null 2>&1 || need+=(nodejs)
+  # Tesseract with English data for `ingest --ocr` (tests/test_ingest_ocr.py).
+  command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr tesseract-ocr-eng)
   # PostgreSQL for the journal backend's tests (tests/pg_fixture.py starts its own server).
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
   if [ ${#need[@]} -gt 0 ]; then

@@ -133,8 +133,34 @@ def init(
 @click.option(
     "--strict",
     is_flag=True,
-    help="Any skipped or repaired PDF, or any --manifest finding, is an error (exit 2) and "
-    "nothing is written.",
+    help="Any skipped or repaired PDF, any --manifest finding or any OCR page under "
+    "--ocr-min-confidence is an error (exit 2) and nothing is written.",
+)
+@click.option(
+    "--ocr",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="PDF pages without a text layer: auto reads them with Tesseract (when installed), "
+    "always reads every page with it, never skips text-less PDFs.",
+)
+@click.option(
+    "--ocr-lang",
+    default="eng",
+    show_default=True,
+    help="Tesseract language(s), e.g. deu or eng+fra (its language data must be installed).",
+)
+@click.option(
+    "--ocr-dpi", type=click.IntRange(min=72), default=300, show_default=True,
+    help="Resolution pages are rendered at for OCR.",
+)  # fmt: skip
+@click.option(
+    "--ocr-min-confidence",
+    type=click.FloatRange(0, 100),
+    default=60.0,
+    show_default=True,
+    help="OCR pages whose mean word confidence (0-100) is lower are listed (kept; "
+    "refused with --strict).",
 )
 @_JSON
 def ingest(
@@ -149,13 +175,19 @@ def ingest(
     workers: int | None,
     manifest: Path | None,
     strict: bool,
+    ocr: str,
+    ocr_lang: str,
+    ocr_dpi: int,
+    ocr_min_confidence: float,
     as_json: bool,
 ) -> None:
     """Ingest corpus pages into the project (unchanged files are skipped by hash).
 
-    PDFs that cannot be read, are encrypted, empty or have no text layer are skipped;
-    one PyMuPDF could open only by repairing it is kept with a warning. Both are listed
-    (`--json`: "skipped" [{file, reason}], "repaired" [{file, warning}])."""
+    PDFs that cannot be read, are encrypted or empty are skipped; pages without a text
+    layer are read by Tesseract (--ocr auto), each OCR page recording engine, version,
+    language and confidence; one PyMuPDF could open only by repairing it is kept with a
+    warning. All are listed (`--json`: "skipped" [{file, reason}], "repaired" [{file,
+    warning}], "ocr" {pages, low_confidence, ...})."""
     from campaign.project import open_project
     from packet_builder.ingest import ingest as run_ingest
 
@@ -172,6 +204,10 @@ def ingest(
         progress=progress_bar(quiet=as_json),
         strict=strict,
         manifest=manifest,
+        ocr=ocr,
+        ocr_lang=ocr_lang,
+        ocr_dpi=ocr_dpi,
+        ocr_min_confidence=ocr_min_confidence,
     )
     if as_json:
         emit_json(report.to_json())
@@ -187,6 +223,14 @@ def ingest(
         click.echo(f"  skipped {s['file']}: {s['reason']}")
     for r in report.repaired:
         click.echo(f"  warning: {r['file']}: {r['warning']}")
+    if report.ocr is not None and report.ocr.pages:
+        o = report.ocr
+        click.echo(f"  OCR ({o.engine} {o.version}, {o.lang}): {o.pages} pages of "
+                   f"{o.documents} documents; {len(o.low_confidence)} under confidence "
+                   f"{o.min_confidence:g}")  # fmt: skip
+        for x in o.low_confidence:
+            click.echo(f"  low OCR confidence: {x['file']} page {x['page']}: "
+                       f"{x['confidence']:.1f}")  # fmt: skip
     for src, e in sorted(report.extraction.items()):
         rate = "n/a" if e["rate"] is None else f"{100 * e['rate']:.2f}%"
         click.echo(
@@ -353,11 +397,12 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
         emit_json(rep.to_json())
         return
     rows = [
-        [s.source or "(none)", s.documents, s.pages_extracted, s.pages_expected,
+        [s.source or "(none)", s.documents, s.pages_extracted, s.ocr_pages, s.pages_expected,
          "n/a" if s.rate is None else f"{100 * s.rate:.2f}%", "pass" if s.passed else "FAIL"]
         for s in rep.sources
     ]  # fmt: skip
-    click.echo(table(rows, ["source", "documents", "extracted", "expected", "rate", "gate"]))
+    click.echo(table(rows, ["source", "documents", "extracted", "of them OCR", "expected",
+                            "rate", "gate"]))  # fmt: skip
     if rep.applied:
         click.echo("removed " + ", ".join(f"{k} {v}" for k, v in rep.removed["counts"].items()))
 
