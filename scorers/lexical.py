@@ -16,6 +16,8 @@ tie order.
 from __future__ import annotations
 
 import hashlib
+import itertools
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -64,11 +66,13 @@ class BM25Index:
         self._bm25 = bm25s.BM25(k1=k1, b=b, method=method, dtype="float64")
         # bm25s takes a vocabulary and id lists; building them here keeps every token
         # (its own tokenizer would split and filter again).
-        vocab: dict[str, int] = {}
-        ids = [[vocab.setdefault(t, len(vocab)) for t in doc] for doc in corpus_tokens]
+        # A new token gets the next id: `map` over the dict's own lookup stays in C.
+        vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        lookup = vocab.__getitem__
+        ids = [list(map(lookup, doc)) for doc in corpus_tokens]
         if not vocab:
-            vocab[""] = 0
-        self._vocab = vocab
+            lookup("")
+        self._vocab = dict(vocab)
         self._bm25.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocab),
                          show_progress=False)  # fmt: skip
 
