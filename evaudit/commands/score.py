@@ -238,5 +238,6 @@ COMMANDS: list[click.Command] = [score]
 
 # Registers `score sensitivity`, `score bound`, `score trec` on the group (those modules import
 # this one).
+from evaudit.commands import score_diagnostics as _score_diagnostics  # noqa: E402, F401
 from evaudit.commands import score_robust as _score_robust  # noqa: E402, F401
 from evaudit.commands import score_trec as _score_trec  # noqa: E402, F401
