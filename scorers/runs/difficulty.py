@@ -109,6 +109,7 @@ class DifficultyReport:
     covariates: list[str]
     regressions: list[Regression]
     auc: list[AucRow]
+    per_query: QueryCovariates  # the raw covariates, so each can be checked by hand
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -251,4 +252,4 @@ def difficulty_report(
         dm, nd = _auc(high, score, matched_weights(high, dens))
         lm, nl = _auc(high, score, matched_weights(high, dens * (bins + 1) + leng))
         rows.append(AucRow(s, lo, hi, un, nu, dm, nd, lm, nl))
-    return DifficultyReport(k, metric, bins, len(cov.query_ids), list(COVARIATES), regs, rows)
+    return DifficultyReport(k, metric, bins, len(cov.query_ids), list(COVARIATES), regs, rows, cov)
