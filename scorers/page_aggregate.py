@@ -1,0 +1,52 @@
+"""Page aggregation of a page-level run into a document run (the n-Clue supplement,
+"Execution settings": "Visual aggregation: page MaxSim; displayed page-pooling variant
+averages the three highest page scores" -- the `ptop3` rows of Table S1).
+
+A document's score is the mean of its K highest page scores (K = 1: its best page,
+MaxSim; K = 3: ptop3); a document with fewer than K pages in the run averages the pages
+it has. Pages rank by score descending, equal scores in file order; equal document scores
+keep the order of the documents' best pages in that ranking, so with K = 1 the result is
+exactly the best-page rule of scorers.gold_support.document_rows. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def parse_page_aggregate(text: str) -> int:
+    """max -> 1, top3 -> 3, topk:K -> K (K >= 1); ValueError otherwise."""
+    if text == "max":
+        return 1
+    if text == "top3":
+        return 3
+    head, sep, k = text.partition(":")
+    if head == "topk" and sep and k.isdigit() and int(k) >= 1:
+        return int(k)
+    raise ValueError(f"--page-aggregate {text!r} is not max, top3 or topk:K (K >= 1)")
+
+
+def aggregate_pages(
+    query_id: Sequence[str], doc_id: Sequence[str], score: Any, top: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(row index of each document's best page, the document's aggregate score), documents
+    ordered by aggregate score descending, ties in best-page order (module doc)."""
+    sc = np.asarray(score, dtype=np.float64)
+    order = np.lexsort((np.arange(len(sc)), -sc))
+    best: dict[tuple[str, str], int] = {}
+    taken: dict[tuple[str, str], list[float]] = {}
+    for i in order:
+        key = (query_id[i], doc_id[i])
+        got = taken.setdefault(key, [])
+        if not got:
+            best[key] = int(i)
+        if len(got) < top:
+            got.append(float(sc[i]))
+    keys = list(best)  # in best-page order (dicts keep insertion order)
+    agg = np.array([sum(taken[k]) / len(taken[k]) for k in keys], dtype=np.float64)
+    rows = np.array([best[k] for k in keys], dtype=np.int64)
+    again = np.lexsort((np.arange(len(keys)), -agg))
+    return rows[again], agg[again]
