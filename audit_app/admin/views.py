@@ -155,6 +155,7 @@ def _label_error(project: Project, packet_id: str) -> None:
         return
     _table(pd.DataFrame(report.rows()), key="estimate_table")
     st.caption(report.caption())
+    _table(pd.DataFrame(report.stratum_rows()), key="estimate_strata")
 
 
 def _confusion(matrix: list[list[int]], a: str, b: str) -> None:
