@@ -5,7 +5,8 @@ Evidence?", section "Construct Diagnostics and Label Examples").
 Each service reads its inputs (services/score_inputs.py), binds the qrels, scores the runs
 (progress injected) and calls one pure scorer (scorers/runs/metric_ranking.py,
 difficulty.py, controls.py, drop_condition.py's masking); its report wraps the scorer's
-typed report, whose `to_json()` is the `--json` object.
+typed report, whose `to_json()` is the `--json` object. Page-level runs (doc_id#page) are
+scored as their documents (`--page-aggregate`, as `score nclue`; services/score_pages.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,19 @@ from services.score_inputs import (
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
 from vocabulary.runspec import parse_run_spec
+
+
+def _page_runs(frame: Any, page_aggregate: str) -> Any:
+    """Page-level runs (doc_id#page) scored as document runs, as `score nclue` does."""
+    from scorers.page_aggregate import parse_page_aggregate
+    from services.score_pages import PageRuns
+
+    try:
+        top = parse_page_aggregate(page_aggregate)
+    except ValueError as exc:
+        raise InputError(str(exc), hint="e.g. --page-aggregate top3") from exc
+    return PageRuns(set(frame["doc_id"]), top)
+
 
 if TYPE_CHECKING:
     from scorers.runs.bind import Ties
@@ -55,8 +69,9 @@ class ScoreMetricRankingReport:
 
 
 def score_metric_ranking(
-    src: ScoreSource, *, qrels: Path | None, k: int, progress: Progress = no_progress
-) -> ScoreMetricRankingReport:
+    src: ScoreSource, *, qrels: Path | None, k: int, progress: Progress = no_progress,
+    page_aggregate: str = "max",
+) -> ScoreMetricRankingReport:  # fmt: skip
     from scorers.runs import METRICS
     from scorers.runs.metric_ranking import metric_ranking
 
@@ -64,7 +79,9 @@ def score_metric_ranking(
         raise InputError("metric ranking needs at least two runs", hint="pass --run more times")
     qids, n = load_queries(src.queries, src.project)
     frame, source = load_qrels(qrels, src.project, "--qrels")
-    (scored,) = score_run_files(src.runs, [bind(qids, n, frame, source, k)], src.ties, progress)
+    bound = bind(qids, n, frame, source, k)
+    pages = _page_runs(frame, page_aggregate)
+    (scored,) = score_run_files(src.runs, [bound], src.ties, progress, pages)
     means = {
         t: dict(zip(METRICS, (float(x) for x in pq.values().mean(axis=1)), strict=True))
         for t, pq in scored.items()
@@ -94,6 +111,7 @@ class ScoreDifficultyReport:
 def score_difficulty(
     src: ScoreSource, *, qrels: Path | None, evidence: Path | None, pages: Path | None,
     k: int, metric: str, bins: int, progress: Progress = no_progress,
+    page_aggregate: str = "max",
 ) -> ScoreDifficultyReport:  # fmt: skip
     """`score difficulty`: covariates from the qrels, the evidence and the page counts."""
     import numpy as np
@@ -104,8 +122,12 @@ def score_difficulty(
     qids, n = load_queries(src.queries, src.project)
     frame, source = load_qrels(qrels, src.project, "--qrels")
     bound = bind(qids, n, frame, source, k)
+    page_runs = _page_runs(frame, page_aggregate)
     conds = conditions(src.queries, src.project)
     ev = evidence_by_pair(evidence, src.project)
+    if pages is None and src.project is None:
+        raise InputError("score difficulty needs page counts for the gold length",
+                         hint="pass --pages pages.jsonl or --project DIR")  # fmt: skip
     lengths = page_counts(pages, src.project)
     nmap = dict(zip(qids, n, strict=True))
     pool: dict[str, int] = {}
@@ -137,7 +159,7 @@ def score_difficulty(
         [min(lengths[d] for d in golds[qids[i]]) for i in keep],
         [pool[qids[i]] for i in keep],
     )  # fmt: skip
-    (scored,) = score_run_files(src.runs, [bound], src.ties, progress)
+    (scored,) = score_run_files(src.runs, [bound], src.ties, progress, page_runs)
     j = METRICS.index(metric)
     at = np.asarray(keep, dtype=np.int64)
     success = {t: pq.values()[j][at] for t, pq in scored.items()}
@@ -253,7 +275,7 @@ class ScoreMaskReport:
 
 def score_mask_condition(
     src: ScoreSource, *, qrels: Path | None, masks: tuple[str, ...], k: int, bootstrap: int,
-    seed: int, progress: Progress = no_progress,
+    seed: int, progress: Progress = no_progress, page_aggregate: str = "max",
 ) -> ScoreMaskReport:  # fmt: skip
     """`score mask-condition`: masks are NAME:POS=FILE (the run without condition POS)."""
     from scorers.runs.drop_condition import mask_report
@@ -262,7 +284,8 @@ def score_mask_condition(
     qids, n = load_queries(src.queries, src.project)
     frame, source = load_qrels(qrels, src.project, "--qrels")
     full = bind(qids, n, frame, source, k)
-    (scored,) = score_run_files(src.runs, [full], src.ties, progress)
+    page_runs = _page_runs(frame, page_aggregate)
+    (scored,) = score_run_files(src.runs, [full], src.ties, progress, page_runs)
     try:
         specs = parse_drops(masks, list(scored))
     except InputError as exc:
@@ -272,6 +295,6 @@ def score_mask_condition(
         if not (full.n >= max(pos, 2)).any():
             raise InputError(f"no query has {max(pos, 2)} or more conditions for --mask "
                              f"{system}:{pos}")  # fmt: skip
-        (pq,) = score_run_files((parse_run_spec(file),), [full], src.ties, progress)
+        (pq,) = score_run_files((parse_run_spec(file),), [full], src.ties, progress, page_runs)
         masked.append((system, pos, next(iter(pq.values()))))
     return ScoreMaskReport(mask_report(full, scored, masked, bootstrap=bootstrap, seed=seed))

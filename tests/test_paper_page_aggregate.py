@@ -98,3 +98,16 @@ def test_page_aggregate_bad_value() -> None:
     res = run_cli("score", "nclue", "--queries", SAMPLE / "queries.jsonl", "--qrels",
                   SAMPLE / "qrels.txt", "--run", PAGE_RUN, "--page-aggregate", "top", expect=2)  # fmt: skip
     assert "--page-aggregate 'top' is not max, top3 or topk:K" in res.output
+
+
+def test_diagnostics_score_page_runs_as_nclue_does() -> None:
+    base = ["--queries", SAMPLE / "queries.jsonl", "--qrels", SAMPLE / "qrels.txt"]
+    runs = ["--run", f"pages={PAGE_RUN}", "--run", SAMPLE / "runs" / "rrf.trec"]
+    mr = json.loads(run_cli("score", "metric-ranking", *base, *runs, "--page-aggregate", "top3",
+                            "--json").stdout)  # fmt: skip
+    nc = json.loads(run_cli("score", "nclue", *base, *runs, "--evidence",
+                            SAMPLE / "evidence.jsonl", "--page-aggregate", "top3",
+                            "--bootstrap", "0", "--json").stdout)  # fmt: skip
+    for m in ("nclue", "gold_hit", "gold_ndcg", "ndcg"):
+        assert mr["means"]["pages"][m] == pytest.approx(nc["runs"]["pages"][m], abs=1e-15)
+    assert mr["means"]["pages"]["gold_hit"] > 0  # scored as documents, not as doc#page ids

@@ -13,6 +13,11 @@ import click
 
 from evaudit.commands.score import _common_options, _path, emit, score, source
 
+_page_opt = click.option(
+    "--page-aggregate", default="max", show_default=True, metavar="max|top3|topk:K",
+    help="A page-level run's document score: its best page (MaxSim), or the mean of its "
+    "3 (ptop3) or K highest page scores.",
+)  # fmt: skip
 _evidence_opt = click.option(
     "--evidence", type=_path, help="Construction evidence JSONL; default: the project's."
 )
@@ -21,9 +26,10 @@ _evidence_opt = click.option(
 @score.command("metric-ranking")
 @_common_options(k=True, seed=False)
 @click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
+@_page_opt
 def metric_ranking_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
-    as_json: bool, qrels: Path | None,
+    as_json: bool, qrels: Path | None, page_aggregate: str,
 ) -> None:  # fmt: skip
     """Spearman and Kendall between the system rankings under graded NDCG and each gold-only
     measure (Gold-NDCG, n-Clue Score, Gold Hit), and the largest rank shift (Table S5b)."""
@@ -31,7 +37,11 @@ def metric_ranking_cmd(
     from services.score_diagnostics import score_metric_ranking
 
     rep = score_metric_ranking(
-        source(queries, project, runs, ties), qrels=qrels, k=k, progress=progress_bar(as_json)
+        source(queries, project, runs, ties),
+        qrels=qrels,
+        k=k,
+        progress=progress_bar(as_json),
+        page_aggregate=page_aggregate,
     )
     emit(rep, as_json)
 
@@ -50,10 +60,11 @@ def metric_ranking_cmd(
 )  # fmt: skip
 @click.option("--bins", type=click.IntRange(min=1), default=4, show_default=True,
               help="Quantile bins of |D+| (and of L_min) for the matched AUC.")  # fmt: skip
+@_page_opt
 def difficulty_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     as_json: bool, qrels: Path | None, evidence: Path | None, pages: Path | None, metric: str,
-    bins: int,
+    bins: int, page_aggregate: str,
 ) -> None:  # fmt: skip
     """Logistic regression of per-query success on condition rarity, condition count, gold
     length and judged-pool size; AUC of more vs fewer conditions, density- and length-matched."""
@@ -62,7 +73,7 @@ def difficulty_cmd(
 
     rep = score_difficulty(
         source(queries, project, runs, ties), qrels=qrels, evidence=evidence, pages=pages, k=k,
-        metric=metric, bins=bins, progress=progress_bar(as_json),
+        metric=metric, bins=bins, progress=progress_bar(as_json), page_aggregate=page_aggregate,
     )  # fmt: skip
     emit(rep, as_json)
 
@@ -104,9 +115,11 @@ def controls_cmd(
 )  # fmt: skip
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Exact-family bootstrap replicates of each change.")  # fmt: skip
+@_page_opt
 def mask_condition_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels: Path | None, masks: tuple[str, ...], bootstrap: int,
+    page_aggregate: str,
 ) -> None:  # fmt: skip
     """Graded NDCG, Gold-NDCG, Gold Hit and n-Clue change per masked position, against the
     full query's qrels: is each position load-bearing (Table S5b; beside `drop-condition`)."""
@@ -116,5 +129,6 @@ def mask_condition_cmd(
     rep = score_mask_condition(
         source(queries, project, runs, ties), qrels=qrels, masks=masks, k=k,
         bootstrap=bootstrap, seed=seed, progress=progress_bar(as_json),
+        page_aggregate=page_aggregate,
     )  # fmt: skip
     emit(rep, as_json)
