@@ -125,6 +125,11 @@ def test_regression_constant_covariate_and_separation() -> None:
     assert rep.auc[0].unmatched is None  # one condition count: nothing to compare
     allzero = difficulty_report({"Z": np.zeros(40)}, cov, k=10, metric="nclue")
     assert allzero.regressions[0].note == "every query has the same outcome"
+    split = (np.asarray(cov.rarity) > np.median(cov.rarity)).astype(float)
+    sep = difficulty_report({"P": split}, cov, k=10, metric="nclue").regressions[0]
+    assert sep.note == "perfect separation" and all(c.coef is None for c in sep.coefficients)
+    assert "perfect separation" in difficulty_report({"P": split}, cov, k=10,
+                                                     metric="nclue").to_text()  # fmt: skip
 
 
 def _pairwise_auc(high: np.ndarray, s: np.ndarray, w: np.ndarray) -> float:
