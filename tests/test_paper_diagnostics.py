@@ -270,7 +270,7 @@ def test_masking_per_position_against_direct_computation() -> None:
         (m3.gold_ndcg[at3] - full.gold_ndcg[at3]).mean(), abs=1e-12
     )
     assert r1.diff_ndcg == pytest.approx((m1.ndcg - full.ndcg).mean(), abs=1e-12)
-    assert r1.load_bearing == (r1.ci95_ndcg is not None and r1.ci95_ndcg[1] < 0)
+    assert r1.load_bearing == (r1.ci95_gold_ndcg is not None and r1.ci95_gold_ndcg[1] < 0)
     assert set(rep.positions()) == {1, 3}
     assert "Condition masking per position" in rep.to_text()
 
@@ -292,3 +292,28 @@ def test_mask_condition_cli_and_bad_spec() -> None:
     )
     bad = run_cli(*base, "--mask", "T:1=x.trec", expect=None)
     assert bad.exit_code != 0 and "--mask 'T:1=x.trec' is not NAME:POSITION=FILE" in bad.output
+
+
+def test_masking_verdicts_by_construction() -> None:
+    qids = [f"q{i}" for i in range(10)]
+    n = [3] * 10
+    rows = [(q, f"g{q}", 3) for q in qids] + [(q, f"s{q}", 1) for q in qids]
+    b = bind_qrels(qids, n, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], k=5)
+
+    def run(gold_first: bool):
+        rr = []
+        for q in qids:
+            docs = [f"g{q}", f"s{q}"] if gold_first else [f"s{q}", f"x{q}", f"g{q}"]
+            rr += [(q, d, float(10 - j)) for j, d in enumerate(docs)]
+        return measure(b, rank_run(b, [x[0] for x in rr], [x[1] for x in rr], [x[2] for x in rr]))
+
+    good, bad = run(True), run(False)
+    rep = mask_report(b, {"A": good, "B": good}, [("A", 1, bad), ("B", 1, good), ("A", 3, bad),
+                                                  ("B", 3, bad)], bootstrap=100)  # fmt: skip
+    a1, b1, a3, b3 = rep.rows
+    assert a3.queries == b3.queries == 10 and a3.load_bearing and b3.load_bearing
+    assert a1.diff_gold_ndcg == pytest.approx(1 / math.log2(4) - 1) and a1.load_bearing
+    assert b1.diff_gold_ndcg == 0 and not b1.load_bearing
+    assert a1.diff_nclue == -1.0 and a1.diff_gold_hit == 0.0
+    assert rep.positions() == {1: "mixed", 3: "load-bearing"}
+    assert rep.to_json()["positions"] == {"1": "mixed", "3": "load-bearing"}

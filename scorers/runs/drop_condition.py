@@ -18,8 +18,9 @@ lowers NDCG by .020-.065; position 3 is mixed") scores the same dropped-conditio
 against the *full* query's qrels instead: is position j load-bearing for the original
 information need? Per (system, j), over the same queries: the mean change of graded NDCG
 (gain = grade), Gold-NDCG, Gold Hit and n-Clue Score, with exact-family intervals of the
-two NDCG changes; a position is load-bearing for a system when the graded-NDCG interval
-lies below zero, and across systems "load-bearing" (all), "mixed" or "not load-bearing".
+two NDCG changes; a position is load-bearing for a system when the Gold-NDCG interval lies
+below zero (the supplement's ".020-.065" are Table S5a's Gold-NDCG changes), and across
+systems "load-bearing" (all), "mixed" or "not load-bearing".
 Pure.
 """
 
@@ -178,7 +179,7 @@ class MaskRow:
     diff_nclue: float
     ci95_ndcg: list[float] | None
     ci95_gold_ndcg: list[float] | None
-    load_bearing: bool  # the graded-NDCG interval lies below zero
+    load_bearing: bool  # the Gold-NDCG interval lies below zero
 
 
 @dataclass(frozen=True)
@@ -204,20 +205,21 @@ class MaskReport:
             return f"{100 * x:+.1f}"
 
         body = [
-            [r.system, r.position, r.queries, pt(r.diff_ndcg) + ("*" if r.load_bearing else ""),
-             pt(r.diff_gold_ndcg), pt(r.diff_gold_hit), pt(r.diff_nclue)]
+            [r.system, r.position, r.queries,
+             pt(r.diff_gold_ndcg) + ("*" if r.load_bearing else ""), pt(r.diff_ndcg),
+             pt(r.diff_gold_hit), pt(r.diff_nclue)]
             for r in self.rows
         ]  # fmt: skip
         summary = []
         for j, verdict in self.positions().items():
-            d = [r.diff_ndcg for r in self.rows if r.position == j]
-            summary.append(f"position {j}: {verdict} (graded NDCG change "
+            d = [r.diff_gold_ndcg for r in self.rows if r.position == j]
+            summary.append(f"position {j}: {verdict} (Gold-NDCG change "
                            f"{min(d):+.3f} to {max(d):+.3f})")  # fmt: skip
         return "\n".join(
             [
                 f"Condition masking per position (n-Clue supplement Table S5b): runs without "
                 f"condition j scored against the full query's qrels at k={self.k}, changes in "
-                f"points; * = the graded-NDCG exact-family 95% interval ({self.bootstrap} "
+                f"points; * = the Gold-NDCG exact-family 95% interval ({self.bootstrap} "
                 "replicates) lies below zero (load-bearing).",
                 table(
                     body,
@@ -225,8 +227,8 @@ class MaskReport:
                         "system",
                         "position",
                         "queries",
-                        "d graded NDCG",
                         "dGold-NDCG",
+                        "d graded NDCG",
                         "dHit",
                         "dScore",
                     ],
@@ -268,7 +270,7 @@ def mask_report(
                 mean["nclue"],
                 ci_g,
                 ci_gold,
-                bool(ci_g is not None and ci_g[1] < 0),
+                bool(ci_gold is not None and ci_gold[1] < 0),
             )
         )
     return MaskReport(full.k, bootstrap, seed, rows)
