@@ -6,6 +6,7 @@ and one subset (grade 1); the base ranks the subset first, the variant the gold.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -51,3 +52,57 @@ def test_s1e_dndcg_column_is_the_gold_ndcg_difference() -> None:
     assert row.d_graded_ndcg == pytest.approx(d_graded, abs=1e-12)
     assert row.d_nclue == pytest.approx(2 / 3)
     assert rep.rows()[0]["d_gold_ndcg"] == row.d_gold_ndcg
+
+
+def test_every_ndcg_column_says_which_ndcg(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import re
+
+    from tests.conftest import SAMPLE, run_cli
+
+    base = ["--queries", SAMPLE / "queries.jsonl", "--run", SAMPLE / "runs" / "bm25_doc.trec",
+            "--run", SAMPLE / "runs" / "rrf.trec", "--bootstrap", "20"]  # fmt: skip
+    q = ["--qrels", SAMPLE / "qrels.txt"]
+    outs = [
+        run_cli("score", "nclue", *base, *q).stdout,
+        run_cli(
+            "score",
+            "compare",
+            *base,
+            *q,
+            "--pair",
+            "bm25_doc:rrf",
+            "--draws",
+            "50",
+            "--block",
+            "B=bm25_doc:rrf",
+        ).stdout,
+        run_cli(
+            "score",
+            "impact",
+            *base,
+            "--qrels-before",
+            SAMPLE / "qrels.txt",
+            "--qrels-after",
+            SAMPLE / "qrels.jsonl",
+            "--pair",
+            "bm25_doc:rrf",
+            "--draws",
+            "50",
+            "--metric",
+            "ndcg",
+        ).stdout,
+    ]
+    seen = 0
+    for out in outs:
+        lines = out.splitlines()
+        for head, rule in itertools.pairwise(lines):
+            if not set(rule) <= {"-", " "} or "-" not in rule:
+                continue
+            for col in re.split(r"\s{2,}", head.strip()):
+                if "NDCG" in col.upper():
+                    seen += 1
+                    assert "Gold-NDCG" in col or "graded NDCG" in col, (col, head)
+        for line in lines:
+            if "ndcg" in line and ("ranks above by" in line or line.startswith("Paired")):
+                raise AssertionError(line)
+    assert seen >= 7

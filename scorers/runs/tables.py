@@ -125,10 +125,10 @@ def impact_text(rep: dict[str, Any]) -> str:
         table(rows, ["run", "rank before", "rank after", *(_LABELS[x] for x in METRIC_NAMES)])
     )
     corr = [
-        [x, _num(c["spearman"]), _num(c["kendall"]), c["max_rank_shift"]]
+        [_LABELS.get(x, x), _num(c["spearman"]), _num(c["kendall"]), c["max_rank_shift"]]
         for x, c in rep["correlations"].items()
     ]
-    out.append(f"\nSystem-ordering agreement (ranks above by {m}):")
+    out.append(f"\nSystem-ordering agreement (ranks above by {_LABELS.get(m, m)}):")
     out.append(table(corr, ["metric", "Spearman", "Kendall", "max rank shift"]))
     if rep["pairs"]:
         prs = []
@@ -139,6 +139,8 @@ def impact_text(rep: dict[str, Any]) -> str:
                  f"{100 * b['diff'][m]:+.1f}", _p(b["p"][m], rep["draws"]),
                  f"{100 * a['diff'][m]:+.1f}", _p(a["p"][m], rep["draws"])]
             )  # fmt: skip
-        out.append(f"\nPaired {m} difference (points) and sign-flip p before -> after:")
+        out.append(
+            f"\nPaired {_LABELS.get(m, m)} difference (points) and sign-flip p before -> after:"
+        )
         out.append(table(prs, ["contrast", "diff before", "p before", "diff after", "p after"]))
     return "\n".join(out)
