@@ -317,3 +317,29 @@ def test_masking_verdicts_by_construction() -> None:
     assert a1.diff_nclue == -1.0 and a1.diff_gold_hit == 0.0
     assert rep.positions() == {1: "mixed", 3: "load-bearing"}
     assert rep.to_json()["positions"] == {"1": "mixed", "3": "load-bearing"}
+
+
+def test_fact_oracle_is_perfect_on_qrels_derived_from_its_evidence(tmp_path: Path) -> None:
+    from vocabulary.grades import derived_grade
+
+    conds = {}
+    for line in (SAMPLE / "queries.jsonl").read_text().splitlines():
+        q = json.loads(line)
+        conds[q["query_id"]] = [c["condition_id"] for c in q["conditions"]]
+    ev: dict[tuple[str, str], dict[str, list[int]]] = {}
+    for line in (SAMPLE / "evidence.jsonl").read_text().splitlines():
+        e = json.loads(line)
+        ev.setdefault((e["query_id"], e["doc_id"]), {})[e["condition_id"]] = e["pages"]
+    lines, with_gold = [], set()
+    for (q, d), by in sorted(ev.items()):
+        g = derived_grade(len(conds[q]), {c: by.get(c, []) for c in conds[q]})
+        if g:
+            lines.append(f"{q} 0 {d} {g}")
+            with_gold |= {q} if g == len(conds[q]) else set()
+    (tmp_path / "derived.txt").write_text("\n".join(lines) + "\n")
+    js = json.loads(run_cli("score", "controls", "--queries", SAMPLE / "queries.jsonl",
+                            "--qrels", tmp_path / "derived.txt", "--evidence",
+                            SAMPLE / "evidence.jsonl", "--json").stdout)  # fmt: skip
+    oracle = next(c for c in js["controls"] if c["control"] == "fact_oracle")
+    share = len(with_gold) / len(conds)
+    assert oracle["nclue"] == oracle["gold_hit"] == pytest.approx(share) and share > 0.5
