@@ -169,14 +169,25 @@ def test_matched_auc_against_brute_force_and_sklearn(seed: int) -> None:
     assert hw.tolist() == [1, 1, 0.5, 0.5, 0.5, 0.5, 0]
 
 
-def test_difficulty_cli_covariates_by_hand(tmp_path: Path) -> None:
-    pages = tmp_path / "pages.jsonl"
+def _page_counts() -> dict[str, int]:
+    """Made-up page counts: each document's highest evidence page."""
     docs: dict[str, int] = {}
     for line in (SAMPLE / "evidence.jsonl").read_text().splitlines():
         o = json.loads(line)
         docs[o["doc_id"]] = max(docs.get(o["doc_id"], 0), max(o["pages"]))
+    return docs
+
+
+def _pages(tmp_path: Path) -> Path:
+    pages = tmp_path / "pages.jsonl"
     pages.write_text("".join(json.dumps({"doc_id": d, "page": p}) + "\n"
-                             for d, m in docs.items() for p in range(1, m + 1)))  # fmt: skip
+                             for d, m in _page_counts().items() for p in range(1, m + 1)))  # fmt: skip
+    return pages
+
+
+def test_difficulty_cli_covariates_by_hand(tmp_path: Path) -> None:
+    pages = _pages(tmp_path)
+    docs = _page_counts()
     res = run_cli("score", "difficulty", "--queries", SAMPLE / "queries.jsonl", "--qrels",
                   SAMPLE / "qrels.txt", "--evidence", SAMPLE / "evidence.jsonl", "--pages", pages,
                   "--run", SAMPLE / "runs/bm25_and.trec", "--run", SAMPLE / "runs/rrf.trec",
@@ -343,3 +354,41 @@ def test_fact_oracle_is_perfect_on_qrels_derived_from_its_evidence(tmp_path: Pat
     oracle = next(c for c in js["controls"] if c["control"] == "fact_oracle")
     share = len(with_gold) / len(conds)
     assert oracle["nclue"] == oracle["gold_hit"] == pytest.approx(share) and share > 0.5
+
+
+def test_services_are_what_the_commands_print(tmp_path: Path) -> None:
+    from evaudit.output import dumps
+    from services.score_diagnostics import (
+        score_controls,
+        score_difficulty,
+        score_mask_condition,
+        score_metric_ranking,
+    )
+    from services.score_inputs import ScoreSource
+
+    runs = (SAMPLE / "runs" / "rrf.trec", SAMPLE / "runs" / "bm25_doc.trec")
+    src = ScoreSource(SAMPLE / "queries.jsonl", None, tuple((None, r) for r in runs), "file")
+    files = ["--queries", SAMPLE / "queries.jsonl", "--qrels", SAMPLE / "qrels.txt",
+             *[a for r in runs for a in ("--run", r)]]  # fmt: skip
+    pages = _pages(tmp_path)
+    ev = SAMPLE / "evidence.jsonl"
+    cases = [
+        (["score", "metric-ranking", *files], score_metric_ranking(src, qrels=SAMPLE / "qrels.txt",
+                                                                   k=10)),
+        (["score", "controls", "--queries", SAMPLE / "queries.jsonl", "--qrels",
+          SAMPLE / "qrels.txt", "--evidence", ev],
+         score_controls(SAMPLE / "queries.jsonl", None, qrels=SAMPLE / "qrels.txt", evidence=ev,
+                        k=10, out_dir=None)),
+        (["score", "mask-condition", *files[:4], "--run", f"rrf={runs[0]}", "--mask",
+          f"rrf:1={runs[1]}", "--bootstrap", "30"],
+         score_mask_condition(ScoreSource(SAMPLE / "queries.jsonl", None, (("rrf", runs[0]),),
+                                          "file"), qrels=SAMPLE / "qrels.txt",
+                              masks=(f"rrf:1={runs[1]}",), k=10, bootstrap=30, seed=11)),
+    ]  # fmt: skip
+    diff = score_difficulty(src, qrels=SAMPLE / "qrels.txt", evidence=ev, pages=pages, k=10,
+                            metric="nclue", bins=4)  # fmt: skip
+    cases.append((["score", "difficulty", *files, "--evidence", ev, "--pages", pages], diff))
+    for args, rep in cases:
+        assert run_cli(*args, "--json").stdout == dumps(rep.to_json()) + "\n"
+        assert run_cli(*args).stdout == rep.table() + "\n"
+        assert rep.rows() and all(isinstance(r, dict) for r in rep.rows())
