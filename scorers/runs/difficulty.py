@@ -167,7 +167,12 @@ def standardize(x: np.ndarray) -> tuple[np.ndarray, list[bool]]:
 def logit(system: str, y: np.ndarray, x: np.ndarray) -> Regression:
     """Logit of y on standardized x (Q, 4) with an intercept (module doc)."""
     import statsmodels.api as sm
-    from statsmodels.tools.sm_exceptions import PerfectSeparationError, PerfectSeparationWarning
+    from statsmodels.tools.sm_exceptions import (
+        ConvergenceWarning,
+        HessianInversionWarning,
+        PerfectSeparationError,
+        PerfectSeparationWarning,
+    )
 
     z, keep = standardize(x)
     names = ["intercept", *COVARIATES]
@@ -179,6 +184,9 @@ def logit(system: str, y: np.ndarray, x: np.ndarray) -> Regression:
     with warnings.catch_warnings():
         warnings.simplefilter("error", PerfectSeparationWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
+        # reported through `converged` and the note, not as stray stderr lines
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", HessianInversionWarning)
         try:
             fit = sm.Logit(y, sm.add_constant(z, has_constant="add")).fit(
                 method="newton", disp=0, maxiter=100
