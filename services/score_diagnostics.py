@@ -240,13 +240,20 @@ def score_controls(
     if out_dir is not None and not out_dir.is_dir():
         raise InputError("--out-dir is not a folder", file=out_dir, hint="create it first")
     out = []
+    written: list[Path] = []
     for name, rows in runs.items():
         cols = [r[0] for r in rows], [r[1] for r in rows], [r[3] for r in rows]
         v = measure(bound, rank_run(bound, *cols, ties=ties)).values().mean(axis=1)
         file = None
         if out_dir is not None:
             path = out_dir / f"{name}.trec"
-            write_run(path, cols[0], cols[1], [r[2] for r in rows], cols[2], name)
+            try:
+                write_run(path, cols[0], cols[1], [r[2] for r in rows], cols[2], name)
+            except InputError:
+                for done in written:  # both runs or neither
+                    done.unlink(missing_ok=True)
+                raise
+            written.append(path)
             file = str(path)
         nclue, hit, gold_ndcg, graded = (float(x) for x in v)  # METRICS order
         out.append(ControlRow(name, CONTROLS[name], nclue, hit, gold_ndcg, graded, len(rows),

@@ -253,6 +253,14 @@ def test_controls_by_hand_and_cli(tmp_path: Path) -> None:
                   SAMPLE / "qrels.txt", "--evidence", SAMPLE / "evidence.jsonl", "--out-dir",
                   tmp_path / "missing", expect=None)  # fmt: skip
     assert res.exit_code != 0 and "--out-dir is not a folder" in res.output
+    # the second run cannot be written (a folder has its name): neither file is left
+    blocked = tmp_path / "blocked"
+    (blocked / "single_page_floor.trec").mkdir(parents=True)
+    res = run_cli("score", "controls", "--queries", SAMPLE / "queries.jsonl", "--qrels",
+                  SAMPLE / "qrels.txt", "--evidence", SAMPLE / "evidence.jsonl", "--out-dir",
+                  blocked, expect=None)  # fmt: skip
+    assert res.exit_code != 0 and "cannot write the run" in res.output and res.stdout == ""
+    assert sorted(p.name for p in blocked.iterdir()) == ["single_page_floor.trec"]
 
 
 # ---- condition masking --------------------------------------------------------------------
