@@ -97,7 +97,7 @@ _pages_opt = click.option(
 def score() -> None:
     """Score runs: n-Clue Score, Gold Hit, Gold-NDCG, NDCG; contrasts; qrel-revision impact;
     robustness (selection-adjusted blocks, slices, shared-document sensitivity, qrel bounds,
-    condition drops)."""
+    condition drops); construct diagnostics (metric ranking, difficulty, controls, masking)."""
 
 
 @score.command("nclue")
