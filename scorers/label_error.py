@@ -24,7 +24,15 @@ every stratum is error-free. Wilson's interval stays inside [0, 1] and keeps a
 positive upper bound when no error was seen. With one stratum and no finite
 population correction it is exactly the binomial Wilson interval (tests check
 statsmodels' `proportion_confint(method="wilson")`), and a simulation shows it
-covers the true rate about 95% of the time. Pure.
+covers the true rate about 95% of the time.
+
+This is a design-weighted estimate: each sampled pair stands for N_h / n_h pairs of its
+stratum (the inverse of its inclusion probability n_h / N_h). That is not how the n-Clue
+supplement reads its stratified counts: its "Corrections by audit stratum" table prints
+sampled and corrected counts per stratum and says "These rates must not be reweighted into
+a population error estimate". The report therefore says which it is (`design`, `reading`)
+and prints the per-stratum counts, the unweighted corrected share x_h / n_h, the inclusion
+probability and the weight beside the estimate. Pure.
 """
 
 from __future__ import annotations
@@ -49,6 +57,28 @@ class StratumCounts:
     frame_gold: int  # gold pairs in the frame
     sampled_gold: int  # sampled gold pairs
     gold_lost: int  # sampled gold pairs that are no longer gold
+
+    @property
+    def inclusion_probability(self) -> float | None:
+        """n_h / N_h: the chance a pair of this stratum was sampled."""
+        return self.sampled / self.frame if self.frame else None
+
+    @property
+    def weight(self) -> float | None:
+        """N_h / n_h: the pairs each sampled pair stands for (the inverse inclusion probability)."""
+        return self.frame / self.sampled if self.sampled else None
+
+    @property
+    def corrected_share(self) -> float | None:
+        """x_h / n_h, unweighted: the sampled share corrected, as the supplement prints it."""
+        return self.changed / self.sampled if self.sampled else None
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self) | {
+            "corrected_share": self.corrected_share,
+            "inclusion_probability": self.inclusion_probability,
+            "weight": self.weight,
+        }
 
 
 @dataclass(frozen=True)
@@ -95,9 +125,20 @@ class LabelErrorReport:
     grade_changed: Estimate  # share of judged qrels whose grade changes
     gold_not_gold: Estimate  # share of gold qrels that are not gold
     method: str = "stratified Wilson (effective sample size), finite-population corrected"
+    design: str = (
+        "design-weighted: each sampled pair weighted by the inverse of its inclusion "
+        "probability in its stratum (N_h / n_h)"
+    )
+    reading: str = (
+        "not how the n-Clue supplement reads its stratified counts: its 'Corrections by audit "
+        "stratum' table prints sampled and corrected counts per stratum and says they must not "
+        "be reweighted into a population error estimate; those counts are in `strata`"
+    )
 
     def to_json(self) -> dict[str, object]:
-        return asdict(self)
+        out = asdict(self)
+        out["strata"] = [x.to_json() for x in self.strata]
+        return out
 
     def to_text(self) -> str:
         def fmt(e: Estimate) -> list[str]:
@@ -111,24 +152,38 @@ class LabelErrorReport:
             ["grade changes (all judged qrels)", *fmt(self.grade_changed)],
             ["gold that is not gold", *fmt(self.gold_not_gold)],
         ]
+
+        def share(x: float | None) -> str:
+            return "-" if x is None else f"{100 * x:.1f}%"
+
+        def num(x: float | None) -> str:
+            return "-" if x is None else f"{x:.3f}"
+
         strata = [
-            [", ".join(f"{k}={v}" for k, v in s.stratum.items()) or "(all)", s.frame, s.sampled,
-             s.changed, s.frame_gold, s.sampled_gold, s.gold_lost]
+            [", ".join(f"{k}={v}" for k, v in s.stratum.items()) or "(all)", s.sampled,
+             s.changed, share(s.corrected_share), s.frame, num(s.inclusion_probability),
+             num(s.weight), s.frame_gold, s.sampled_gold, s.gold_lost]
             for s in self.strata
         ]  # fmt: skip
         return "\n".join(
             [
                 f"Label-error estimate for the whole benchmark from packet {self.packet} "
                 f"(strata {', '.join(self.strata_fields) or 'none'}; {self.method}).",
+                f"A {self.design}; {self.reading.replace('`strata`', 'the table below')}.",
                 table(rows, ["share", "estimate", "95% CI", "sampled", "frame"]),
                 "",
+                "Corrections by audit stratum (counts, unweighted corrected share) beside the "
+                "design: inclusion probability n/N and weight N/n per stratum.",
                 table(
                     strata,
                     [
                         "stratum",
-                        "frame",
                         "sampled",
-                        "changed",
+                        "corrected",
+                        "corrected share",
+                        "frame",
+                        "inclusion prob.",
+                        "weight",
                         "frame gold",
                         "sampled gold",
                         "gold lost",

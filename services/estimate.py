@@ -1,5 +1,7 @@
 """`evaudit agreement estimate` and the admin page's estimate table: the whole benchmark's
-label-error rate from the initial packet's sampling frame and the audit outcome.
+label-error rate from the initial packet's sampling frame and the audit outcome, a
+design-weighted estimate (inverse inclusion probabilities per stratum) shown beside the
+per-stratum counts as the supplement reads them (scorers/label_error.py).
 
 Reads the packet's admin key (strata fields, the candidate frame), the store's
 queries and qrels as loaded, and the audit stage exactly as `finalize` revises
@@ -50,9 +52,23 @@ class EstimateReport:
             )
         return out
 
+    def stratum_rows(self) -> list[dict[str, Any]]:
+        """One dict per stratum: the counts the supplement prints ("Corrections by audit
+        stratum"), the unweighted corrected share, inclusion probability and weight."""
+        return [
+            {"stratum": ", ".join(f"{k}={v}" for k, v in s.stratum.items()) or "(all)",
+             "sampled": s.sampled, "corrected": s.changed, "corrected share": s.corrected_share,
+             "frame": s.frame, "inclusion probability": s.inclusion_probability,
+             "weight": s.weight}
+            for s in self.estimate.strata
+        ]  # fmt: skip
+
     def caption(self) -> str:
         rep = self.estimate
-        return f"{rep.method}; strata {', '.join(rep.strata_fields) or 'none'}."
+        return (
+            f"{rep.method}; strata {', '.join(rep.strata_fields) or 'none'}. A {rep.design}; "
+            f"{rep.reading.replace('`strata`', 'the per-stratum table')}."
+        )
 
     def table(self) -> str:
         return self.estimate.to_text()

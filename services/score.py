@@ -89,7 +89,7 @@ class NclueReport:
 
         text = nclue_text(self.body)
         if self.support is not None:
-            text += "\n\n" + support_text(self.support)
+            text += "\n\n" + support_text(self.support, int(self.body.get("page_top", 1)))
         if self.categories is not None:  # the category blocks replace the plain ranking
             text = text.split("\n", 1)[0] + "\n" + self.categories.to_text(self.body)
         if self.slices is not None:
@@ -101,15 +101,21 @@ def score_nclue(
     src: ScoreSource, *, qrels: Path | None, k: int, bootstrap: int, seed: int,
     per_query: Path | None = None, by: tuple[str, ...] = (), pages: Path | None = None,
     category: Path | None = None, evidence: Path | None = None, support_pages: int = 3,
-    progress: Progress = no_progress,
+    progress: Progress = no_progress, page_aggregate: str = "max",
 ) -> NclueReport:  # fmt: skip
-    """`score nclue`: writes `per_query` (TSV) when given."""
+    """`score nclue`: writes `per_query` (TSV) when given; `page_aggregate` (max, top3,
+    topk:K) scores page-level runs' documents (services/score_pages.py)."""
+    from scorers.page_aggregate import parse_page_aggregate
     from scorers.runs import nclue_report
 
     qids, n = load_queries(src.queries, src.project)
     frame, source = load_qrels(qrels, src.project, "--qrels")
     bound = bind(qids, n, frame, source, k)
-    page_runs = PageRuns(set(frame["doc_id"]))
+    try:
+        top = parse_page_aggregate(page_aggregate)
+    except ValueError as exc:
+        raise InputError(str(exc), hint="e.g. --page-aggregate top3") from exc
+    page_runs = PageRuns(set(frame["doc_id"]), top)
     (scored,) = score_run_files(src.runs, [bound], src.ties, progress, page_runs)
     rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
     tagged = list(zip(scored, [path for _, path in src.runs], strict=True))
@@ -118,6 +124,7 @@ def score_nclue(
                              pages=support_pages)  # fmt: skip
     if support is not None:
         rep["gold_support"] = support.to_json()
+        rep["page_aggregate"], rep["page_top"] = page_aggregate, top
     cats = None
     if category is not None:
         from scorers.runs.categories import category_report

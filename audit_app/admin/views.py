@@ -19,6 +19,7 @@ import streamlit as st
 
 from audit_app.access import admin_sign_in, list_annotators
 from audit_app.admin import data, display
+from audit_app.admin.query_view import query_labels_view
 from audit_app.responses import export_responses
 from campaign.project import Project, open_project
 from vocabulary.errors import InputError
@@ -40,7 +41,9 @@ def admin_app(root: Path) -> None:
     if not packets:
         st.info("No packets yet: build one with `evaudit packet build`.")
         return
-    tabs = st.tabs(["Progress", "Agreement", "Responses (unblinded)", "Plots", "Downloads"])
+    tabs = st.tabs(
+        ["Progress", "Agreement", "Responses (unblinded)", "Plots", "Downloads", "Query labels"]
+    )
     with tabs[0]:
         _progress(project)
     packet_id = st.sidebar.selectbox("Packet", packets, key="admin_packet")
@@ -53,6 +56,8 @@ def admin_app(root: Path) -> None:
         _plots(project, packet_id)
     with tabs[4]:
         _downloads(project, packet_id)
+    with tabs[5]:
+        query_labels_view(project.root)
 
 
 def _login(project: Project) -> None:
@@ -150,6 +155,7 @@ def _label_error(project: Project, packet_id: str) -> None:
         return
     _table(pd.DataFrame(report.rows()), key="estimate_table")
     st.caption(report.caption())
+    _table(pd.DataFrame(report.stratum_rows()), key="estimate_strata")
 
 
 def _confusion(matrix: list[list[int]], a: str, b: str) -> None:

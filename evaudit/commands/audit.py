@@ -51,7 +51,10 @@ def agreement_stats(ratings: Path, as_json: bool) -> None:
 @_JSON
 def agreement_estimate(directory: Path, packet: str, as_json: bool) -> None:
     """Estimated share of the whole benchmark's qrels whose grade changes, and of golds that are
-    not gold, from the stratified initial PACKET and its finished audit (stratified Wilson 95%)."""
+    not gold, from the stratified initial PACKET and its finished audit (stratified Wilson 95%).
+
+    A design-weighted estimate (inverse inclusion probabilities per stratum), which is not how
+    the n-Clue supplement reads its stratified counts; the per-stratum counts print beside it."""
     from campaign.project import open_project
     from services.estimate import label_error_estimate
 

@@ -79,7 +79,8 @@ def _check_text(checks: tuple[FormCheck, ...]) -> str:
 
 @click.group("queries")
 def queries() -> None:
-    """Query forms: render raw / clean_v2 / natural texts and check verbatim condition containment."""
+    """Query forms: render raw / clean_v2 / natural texts and check verbatim condition containment;
+    `show`: one query's gold and subset labels with their evidence pages (Table S6)."""
 
 
 @queries.command("render")
@@ -140,6 +141,22 @@ def check_cmd(
     emit_json(report.to_json()) if as_json else click.echo(_check_text(report.checks))
     if not report.ok:
         sys.exit(1)
+
+
+@queries.command("show")
+@click.argument("project", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("query_id", metavar="QUERY")
+@click.option("--qrels", type=_path,
+              help="Grades from this qrels file (e.g. the revised copy) instead of the store's.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def show_cmd(project: Path, query_id: str, qrels: Path | None, as_json: bool) -> None:
+    """Table S6: every gold and subset document of QUERY with the pages that carry each
+    condition in the project's evidence inventory."""
+    from evaudit.output import emit_json
+    from services.query_labels import query_labels
+
+    rep = query_labels(project, query_id, qrels=qrels)
+    emit_json(rep.to_json()) if as_json else click.echo(rep.table())
 
 
 COMMANDS: list[click.Command] = [queries]

@@ -97,7 +97,7 @@ _pages_opt = click.option(
 def score() -> None:
     """Score runs: n-Clue Score, Gold Hit, Gold-NDCG, NDCG; contrasts; qrel-revision impact;
     robustness (selection-adjusted blocks, slices, shared-document sensitivity, qrel bounds,
-    condition drops)."""
+    condition drops); construct diagnostics (metric ranking, difficulty, controls, masking)."""
 
 
 @score.command("nclue")
@@ -126,14 +126,20 @@ def score() -> None:
     "--support-pages", type=click.IntRange(min=1), default=3, show_default=True,
     help="Highest-scoring distinct pages kept per retrieved gold (Gold+Support).",
 )  # fmt: skip
+@click.option(
+    "--page-aggregate", default="max", show_default=True, metavar="max|top3|topk:K",
+    help="A page-level run's document score: its best page (MaxSim), or the mean of its "
+    "3 (the supplement's ptop3) or K highest page scores.",
+)  # fmt: skip
 def nclue_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels: Path | None, bootstrap: int, per_query: Path | None,
     by: tuple[str, ...], pages: Path | None, category: Path | None, manifest_out: Path | None,
-    evidence: Path | None, support_pages: int,
+    evidence: Path | None, support_pages: int, page_aggregate: str,
 ) -> None:  # fmt: skip
     """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs;
-    page-level runs (doc_id#page) are scored as their documents' best pages, with Gold+Support."""
+    page-level runs (doc_id#page) are scored as their documents (--page-aggregate), with
+    Gold+Support."""
     from evaudit.commands.score_manifest import check_score_manifest, write_score_manifest
     from evaudit.output import progress_bar
     from services.score import score_nclue
@@ -145,7 +151,7 @@ def nclue_cmd(
     rep = score_nclue(
         src, qrels=qrels, k=k, bootstrap=bootstrap, seed=seed, per_query=per_query, by=by,
         pages=pages, category=category, evidence=evidence, support_pages=support_pages,
-        progress=progress_bar(as_json),
+        progress=progress_bar(as_json), page_aggregate=page_aggregate,
     )  # fmt: skip
     emit(rep, as_json)
     if manifest_out is not None:
@@ -238,5 +244,6 @@ COMMANDS: list[click.Command] = [score]
 
 # Registers `score sensitivity`, `score bound`, `score trec` on the group (those modules import
 # this one).
+from evaudit.commands import score_diagnostics as _score_diagnostics  # noqa: E402, F401
 from evaudit.commands import score_robust as _score_robust  # noqa: E402, F401
 from evaudit.commands import score_trec as _score_trec  # noqa: E402, F401

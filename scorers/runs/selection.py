@@ -131,6 +131,24 @@ class Block:
 
 
 @dataclass(frozen=True)
+class S1eRow:
+    """One row of Table S1e. The supplement's dNDCG column is the Gold-NDCG difference (its
+    Jina row: 30.7 - 22.8 = +7.9), so it is `d_gold_ndcg`; graded NDCG stays apart."""
+
+    block: str
+    base: str
+    variant: str
+    endpoints: int
+    d_nclue: float
+    ci95: list[float] | None
+    d_gold_hit: float
+    d_gold_ndcg: float
+    d_graded_ndcg: float
+    p: float  # raw query sign-flip p of the selected endpoint
+    p_selection_holm: float
+
+
+@dataclass(frozen=True)
 class SelectionReport:
     draws: int
     bootstrap: int
@@ -145,17 +163,32 @@ class SelectionReport:
             "blocks": [asdict(b) for b in self.blocks],
         }
 
-    def to_text(self) -> str:
-        rows = []
+    def s1e(self) -> list[S1eRow]:
+        """Table S1e: one row per block, its selected endpoint (differences are fractions)."""
+        out = []
         for b in self.blocks:
             e = next(x for x in b.endpoints if x.variant == b.selected)
-            rows.append(
-                [b.name, f"{b.base} -> {e.variant}", len(b.endpoints), pts(e.diff["nclue"], True),
-                 interval(e.ci95), pts(e.diff["gold_hit"], True), pts(e.diff["ndcg"], True),
-                 pvalue(e.p, self.draws), pvalue(b.p_selection_holm, self.draws)]
+            out.append(
+                S1eRow(b.name, b.base, e.variant, len(b.endpoints), e.diff["nclue"], e.ci95,
+                       e.diff["gold_hit"], e.diff["gold_ndcg"], e.diff["ndcg"], e.p,
+                       b.p_selection_holm)
             )  # fmt: skip
+        return out
+
+    def rows(self) -> list[dict[str, object]]:
+        """Table S1e as dicts, one per block (the columns of `s1e`)."""
+        return [asdict(r) for r in self.s1e()]
+
+    def to_text(self) -> str:
+        rows = [
+            [r.block, f"{r.base} -> {r.variant}", r.endpoints, pts(r.d_nclue, True),
+             interval(r.ci95), pts(r.d_gold_hit, True), pts(r.d_gold_ndcg, True),
+             pts(r.d_graded_ndcg, True), pvalue(r.p, self.draws),
+             pvalue(r.p_selection_holm, self.draws)]
+            for r in self.s1e()
+        ]  # fmt: skip
         head = ["block", "selected contrast", "endpoints", "dScore", "exact-family 95% CI",
-                "dHit", "dNDCG", "raw p", "Sel.+Holm p"]  # fmt: skip
+                "dHit", "dNDCG (Gold-NDCG)", "d graded NDCG", "raw p", "Sel.+Holm p"]  # fmt: skip
         detail = [
             [b.name, x.variant, pts(x.diff["nclue"], True), interval(x.ci95),
              f"{x.t:+.2f}", pvalue(x.p, self.draws), pvalue(x.p_family, self.draws)]
@@ -167,7 +200,9 @@ class SelectionReport:
                 "Selection-adjusted inference (n-Clue supplement Table S1e): n-Clue Score effects "
                 f"in points; {self.draws} family sign-flip draws, max-|T| over every endpoint of a "
                 "block, then Holm across blocks (Sel.+Holm p); raw p is the query sign-flip p of "
-                f"the selected endpoint alone; {self.bootstrap} family-bootstrap replicates.",
+                f"the selected endpoint alone; {self.bootstrap} family-bootstrap replicates. "
+                "dNDCG is the Gold-NDCG difference (gain 1 for gold), as the supplement's "
+                "column; graded NDCG (gain = grade) is printed beside it.",
                 table(rows, head),
                 "\nEvery tried endpoint (T studentized by the family-clustered paired SE):",
                 table(detail, ["block", "variant", "dScore", "95% CI", "T", "raw p", "family p"]),

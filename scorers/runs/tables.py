@@ -7,6 +7,11 @@ from typing import Any
 from scorers.runs.measures import METRICS as METRIC_NAMES
 from vocabulary.tables import table
 
+# Column labels: every NDCG column says which NDCG it is (Gold-NDCG: gain 1 for gold; graded
+# NDCG: gain = grade, trec_eval's ndcg_cut).
+_LABELS = {"nclue": "n-Clue", "gold_hit": "Gold Hit", "gold_ndcg": "Gold-NDCG",
+           "ndcg": "graded NDCG"}  # fmt: skip
+
 
 def _pts(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}"
@@ -52,7 +57,7 @@ def nclue_text(rep: dict[str, Any]) -> str:
         f"({rep['queries_without_gold']} without gold; {rep['families']} exact gold families). "
         f"Points x100; 95% exact-family bootstrap, {rep['bootstrap']} replicates."
     )
-    headers = ["rank", "run", "n-Clue", "95% CI", "Gold Hit", "Gold-NDCG", "NDCG", "M/P/G"]
+    headers = ["rank", "run", "n-Clue", "95% CI", "Gold Hit", "Gold-NDCG", "graded NDCG", "M/P/G"]
     out.append(table(rows, headers))
     return "\n".join(out)
 
@@ -86,7 +91,8 @@ def compare_text(rep: dict[str, Any]) -> str:
         "pairs Holm p = Holm over these declared pairs' raw p, not selection-adjusted "
         "(see --block)."
     )
-    h1 = ["contrast", "dScore", "95% CI", "dHit", "dGoldNDCG", "dNDCG", "raw p", "pairs Holm p"]
+    h1 = ["contrast", "dScore", "95% CI", "dHit", "dGold-NDCG", "d graded NDCG", "raw p",
+          "pairs Holm p"]  # fmt: skip
     out.append(table(rows, h1))
     out.append(
         "\nCommon-support ordering (Table S1f of the supplement to 'Do Current Retrievers Cover "
@@ -115,12 +121,14 @@ def impact_text(rep: dict[str, Any]) -> str:
          *(f"{_pts(r['before'][x])} -> {_pts(r['after'][x])}" for x in METRIC_NAMES)]
         for tag, r in sorted(rep["runs"].items(), key=lambda kv: order["rank_after"][kv[0]])
     ]  # fmt: skip
-    out.append(table(rows, ["run", "rank before", "rank after", *METRIC_NAMES]))
+    out.append(
+        table(rows, ["run", "rank before", "rank after", *(_LABELS[x] for x in METRIC_NAMES)])
+    )
     corr = [
-        [x, _num(c["spearman"]), _num(c["kendall"]), c["max_rank_shift"]]
+        [_LABELS.get(x, x), _num(c["spearman"]), _num(c["kendall"]), c["max_rank_shift"]]
         for x, c in rep["correlations"].items()
     ]
-    out.append(f"\nSystem-ordering agreement (ranks above by {m}):")
+    out.append(f"\nSystem-ordering agreement (ranks above by {_LABELS.get(m, m)}):")
     out.append(table(corr, ["metric", "Spearman", "Kendall", "max rank shift"]))
     if rep["pairs"]:
         prs = []
@@ -131,6 +139,8 @@ def impact_text(rep: dict[str, Any]) -> str:
                  f"{100 * b['diff'][m]:+.1f}", _p(b["p"][m], rep["draws"]),
                  f"{100 * a['diff'][m]:+.1f}", _p(a["p"][m], rep["draws"])]
             )  # fmt: skip
-        out.append(f"\nPaired {m} difference (points) and sign-flip p before -> after:")
+        out.append(
+            f"\nPaired {_LABELS.get(m, m)} difference (points) and sign-flip p before -> after:"
+        )
         out.append(table(prs, ["contrast", "diff before", "p before", "diff after", "p after"]))
     return "\n".join(out)
