@@ -158,6 +158,7 @@ def finalize(
         "outputs": outputs,
         "changes": result["changes"],
         "removed_queries": result["removed_queries"],
+        "pending": result["pending"],
     }
     if classic_info is not None:
         manifest["grade_scale"] = classic_info
@@ -182,6 +183,7 @@ def finalize(
             "stages": result["stages"],
             "pending": result["pending"],
             "initial_raters": result["initial_raters"],
+            "voters": result["voters"],
             "packets": result["packets"],
             "qrels_rows": len(qrel_rows),
             "grade_scale": classic_info,
