@@ -340,6 +340,11 @@ def pick_raters(
     return RaterChoice(names, how, without, _left_out(streams, names), stored_json)
 
 
+class NoRaters(InputError):
+    """No usable rater choice yet (too few complete streams, or not exactly two where two
+    are needed): `finalize` keeps a later stage's pairs pending instead of failing."""
+
+
 def _not_two(
     project: Project, packet: PacketInfo, streams: Streams, complete: list[str], exactly: int | None
 ) -> InputError:
@@ -362,10 +367,10 @@ def _not_two(
     if counts:
         msg += f"; incomplete: {counts}"
     if len(suggest) < 2:
-        return InputError(msg, hint="wait for annotators or import responses")
+        return NoRaters(msg, hint="wait for annotators or import responses")
     if len(complete) > 2:
-        return InputError(msg, hint=f"choose two with `{_cmd(project, name, suggest)}`")
-    return InputError(
+        return NoRaters(msg, hint=f"choose two with `{_cmd(project, name, suggest)}`")
+    return NoRaters(
         msg,
         hint=f"choose them with `{_cmd(project, name, suggest)}`, or wait until they finish",
     )

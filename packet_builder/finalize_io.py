@@ -16,7 +16,13 @@ from campaign.overrides import overrides_path
 from campaign.project import Project
 from campaign.raters import raters_path
 from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
-from packet_builder.campaign_io import packet_kinds, sha256_file, store_snapshot
+from packet_builder.campaign_io import (
+    NoRaters,
+    load_packet_info,
+    packet_kinds,
+    sha256_file,
+    store_snapshot,
+)
 from policies.adjudication import ConditionDecision
 from policies.repair import ACCEPT
 from policies.revision import Review, Stage, revise
@@ -100,7 +106,12 @@ def compute(
         decided: dict[tuple[str, str], tuple[int, str]] = {}
         undecided_why: dict[tuple[str, str], str] = {}
         for name in adj_names:
-            adj = run_adjudication(project, name, None, None, plan)
+            try:
+                adj = run_adjudication(project, name, None, None, plan)
+            except NoRaters as exc:  # nobody to count yet: its pairs stay undecided
+                for it in load_packet_info(project, name).items:
+                    undecided_why[(it.query_id, it.doc_id)] = f"adjudication {name}: {exc.render()}"
+                continue
             voters[name] = adj.voters.to_json()
             for f in adj.finals or []:
                 key = (f.item.query_id, f.item.doc_id)
@@ -135,7 +146,21 @@ def compute(
                 reviews.append(Review(*key, None, "unchanged"))
         stages.append(Stage(f"audit:{init}", tuple(reviews)))
     for name in ch_names:
-        adj = run_adjudication(project, name, tiebreak, None, None)
+        try:
+            adj = run_adjudication(project, name, tiebreak, None, None)
+        except NoRaters as exc:  # nobody to count yet: every pair of the stage is pending
+            items = load_packet_info(project, name).items
+            for it in items:
+                why = f"challenge {name}: {exc.render()}"
+                pending.append(
+                    _pending(f"challenge:{name}", it.query_id, it.doc_id, why, it.item_id)
+                )
+            reviews = [
+                Review(it.query_id, it.doc_id, None, "pending", it.status or "target")
+                for it in items
+            ]
+            stages.append(Stage(f"challenge:{name}", tuple(reviews)))
+            continue
         voters[name] = adj.voters.to_json()
         reviews = []
         for f in adj.finals or []:
@@ -216,8 +241,9 @@ def _refuse(pending: list[dict[str, Any]]) -> InputErrors:
         counts.append(f"{undecided} pair(s) have undecided conditions")
     head = InputError(
         f"finalize refuses {len(pending)} undecided pair(s): {', '.join(counts)}",
-        hint="decide each (the missing responses, a tie-break or `evaudit override`), or pass "
-        "--allow-pending to keep their grades; they are then listed in the output and manifest",
+        hint="decide each (the missing responses, a tie-break stream, or an admin decision with "
+        "evaudit override), or pass --allow-pending to keep their grades; they are then listed "
+        "in the output and the manifest",
     )
     return InputErrors(
         [
