@@ -72,10 +72,10 @@ class AdjudicationReport:
             if p["new_grade"] is not None and p["new_grade"] != p["old_grade"]
         ]
         undecided = [p for p in out["pairs"] if p["new_grade"] is None]
-        parts.append(
-            f"{len(changed)} of {len(out['pairs'])} pairs change grade; "
-            f"{len(undecided)} undecided (finalize refuses them without --allow-pending)"
-        )
+        line = f"{len(changed)} of {len(out['pairs'])} pairs change grade"
+        if undecided:
+            line += f"; {len(undecided)} undecided (finalize refuses them without --allow-pending)"
+        parts.append(line)
         if changed or undecided:
             parts.append(
                 table(

@@ -194,7 +194,7 @@ def test_challenge_tie_is_refused_with_the_pair_named(tmp_path: Path) -> None:
     adj = invoke("adjudicate", root, "ch").stdout
     assert "None" not in adj and "J001  C2" in adj and "undecided" in adj
     assert "final: 1 yes, 0 no, 1 undecided of 2 conditions" in adj
-    assert "0 of 1 pairs change grade; 1 undecided" in adj
+    assert "0 of 1 pairs change grade; 1 undecided (finalize refuses" in adj
 
 
 def test_a_partial_fourth_stream_makes_no_tie(tmp_path: Path) -> None:
