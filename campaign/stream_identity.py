@@ -41,15 +41,20 @@ def _tokens(project: Project) -> dict[str, str]:
     }
 
 
-def _keys(journal_dir: Path, name: str, token: str | None) -> set[str]:
+def _keys(journal_dir: Path, name: str, token: str | None, foreign: bool) -> set[str]:
+    """The identities of one journal. `foreign`: some of its lines were not counted as
+    this stream's (another version, or another annotator's name), so its lines are read
+    for the names they carry; otherwise every counted line names this stream already."""
     backend = journal.backend_for(journal_dir)
     keys = {f"annotator:{name}"}
     if token:
         keys.add(f"token:{token}")
-    path = journal.journal_path(journal_dir, name)
+    lines: list[dict[str, object]] = []
     if isinstance(backend, journal.FileJournal):
+        path = journal.journal_path(journal_dir, name)
         data = path.read_bytes() if path.is_file() else b""
-        lines = backend.read(name).lines if data.strip() else []
+        if foreign and data.strip():
+            lines = backend.read(name).lines
     else:
         lines = backend.read(name).lines
         data = json.dumps(lines, sort_keys=True).encode() if lines else b""
@@ -60,13 +65,22 @@ def _keys(journal_dir: Path, name: str, token: str | None) -> set[str]:
 
 
 def identity_groups(
-    project: Project, journal_dir: Path, names: Iterable[str], rank: dict[str, int]
+    project: Project,
+    journal_dir: Path,
+    names: Iterable[str],
+    rank: dict[str, int],
+    foreign: dict[str, int] | None = None,
 ) -> list[list[str]]:
     """Groups of two or more streams sharing an identity. Each group starts with the
-    stream it collapses to (the most items in `rank`, then the first name), the rest sorted."""
+    stream it collapses to (the most items in `rank`, then the first name), the rest sorted.
+    `foreign`: per stream, how many of its lines were not counted as its own (None: unknown,
+    every journal is read)."""
     tokens = _tokens(project)
     order = sorted(names)
-    keys = {n: _keys(journal_dir, n, tokens.get(n)) for n in order}
+    keys = {
+        n: _keys(journal_dir, n, tokens.get(n), foreign is None or foreign.get(n, 0) > 0)
+        for n in order
+    }
     parent = {n: n for n in order}
 
     def find(n: str) -> str:

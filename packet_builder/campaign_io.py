@@ -167,7 +167,13 @@ def load_streams(project: Project, packet: PacketInfo) -> Streams:
     problems = {name: read.problems() for name, read in reads.items()}
     files = [read.path for read in reads.values()]
     status = {name: stream_status(packet, name, stream) for name, stream in responses.items()}
-    groups = identity_groups(project, jdir, responses, {n: len(s) for n, s in responses.items()})
+    groups = identity_groups(
+        project,
+        jdir,
+        responses,
+        {n: len(s) for n, s in responses.items()},
+        {n: read.other_packet_lines for n, read in reads.items()},
+    )
     return Streams(
         dict(collapse(responses, groups)),  # type: ignore[arg-type]
         responses,

@@ -380,3 +380,23 @@ def test_pairwise_agreement_uses_each_pairs_own_items(tmp_path: Path) -> None:
         rows.loc["agreement Y-Z (2 items)", "count"],
         rows.loc["agreement Y-Z (2 items)", "total"],
     ) == (2, 4)
+
+
+def test_identity_in_postgresql_journals(tmp_path: Path, pg_url: str) -> None:
+    """Journals kept in PostgreSQL: distinct people stay distinct, and a stream whose rows
+    are another annotator's (a copy under a second name) is one stream counted twice."""
+    from audit_app.simulate import simulate
+    from campaign import journal_pg
+    from tests.app_fixture import build
+
+    fx = build(tmp_path / "proj", items=4, conditions=2, pages=3)
+    simulate(fx.project, "initial", ("alice", "bob"), coverage=(1.0, 1.0))
+    run("journal", "migrate", fx.project.root, "--to", pg_url)
+    cfg = journal_pg.config_for(fx.project.root)
+    assert cfg is not None
+    integ = run("integrity", fx.project.root, "initial")
+    assert integ["duplicate_streams"] == [] and integ["raters"] == ["alice", "bob"]
+    journal_pg.insert_lines(cfg, "initial", "bobcopy", journal_pg.read_lines(cfg, "initial", "bob"))
+    integ = run("integrity", fx.project.root, "initial")
+    assert integ["duplicate_streams"] == [["bob", "bobcopy"]]
+    assert run("agreement", "audit", fx.project.root, "initial")["raters"] == ["alice", "bob"]
