@@ -10,15 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from campaign.project import Project
-from packet_builder.campaign_io import (
-    RaterChoice,
-    Streams,
-    load_packet_info,
-    load_streams,
-    packet_kinds,
-    pick_raters,
-)
+from packet_builder.campaign_io import Streams, load_packet_info, load_streams, packet_kinds
 from packet_builder.overrides_io import load_overrides
+from packet_builder.rater_choice import RaterChoice, pick_raters
 from policies.adjudication import ConditionDecision, PairFinal, decide, final_grades
 from policies.repair import RepairPlan, repair_plan
 from scorers.responses import PacketInfo

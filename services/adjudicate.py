@@ -7,7 +7,8 @@ from typing import Any
 
 from campaign.project import Project
 from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
-from packet_builder.campaign_io import describe_raters, load_packet_info
+from packet_builder.campaign_io import load_packet_info
+from packet_builder.rater_choice import describe_raters
 from policies.adjudication import summary
 from vocabulary.tables import table
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from campaign.project import Project, private_dir, write_bytes_atomic
-from packet_builder.campaign_io import describe_raters
 from packet_builder.finalize_io import compute
 from packet_builder.grade_scale import classic_scale
+from packet_builder.rater_choice import describe_raters
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from campaign.project import Project
-from packet_builder.campaign_io import describe_raters, load_packet_info, load_streams, pick_raters
+from packet_builder.campaign_io import load_packet_info, load_streams
+from packet_builder.rater_choice import describe_raters, pick_raters
 from scorers.integrity import integrity_report
 from vocabulary.errors import InputError
 from vocabulary.tables import table

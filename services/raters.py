@@ -12,13 +12,8 @@ from typing import Any
 
 from campaign.project import Project
 from campaign.raters import BY_COMMAND, store_raters, stored_raters
-from packet_builder.campaign_io import (
-    describe_raters,
-    load_packet_info,
-    load_streams,
-    parse_raters,
-    pick_raters,
-)
+from packet_builder.campaign_io import load_packet_info, load_streams
+from packet_builder.rater_choice import describe_raters, parse_raters, pick_raters
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 
