@@ -287,7 +287,17 @@ def test_every_rater_hint_works_as_printed(tmp_path: Path) -> None:
         run("raters", root, "adj", "A,E,F")
         _follow([a if a != "ROOT" else root for a in args], "contradicts the raters stored")
         seen.append(name)
-    assert len(seen) == 11
+    # a queue edited after `repair plan`: the hint reruns the plan into the same file
+    root = _campaign(tmp_path / "queue", AE, VOTES)
+    queue = tmp_path / "queue.json"
+    run("repair", "plan", root, "init", "--queue-out", queue)
+    obj = json.loads(queue.read_text())
+    obj["pairs"][0]["reason"] = "split"
+    queue.write_text(json.dumps(obj))
+    build = ["packet", "build", root, "--name", "adj2", "--kind", "adjudication", "--queue", queue]
+    _follow([*build, "--min-pages", "2", "--max-pages", "3"], "disagrees with the repair plan")
+    seen.append("queue")
+    assert len(seen) == 12
 
 
 def test_identical_all_no_adjudicators_are_three_raters(tmp_path: Path) -> None:
