@@ -10,15 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from campaign.project import Project
-from packet_builder.campaign_io import (
-    RaterChoice,
-    Streams,
-    load_packet_info,
-    load_streams,
-    packet_kinds,
-    pick_raters,
-)
+from packet_builder.campaign_io import Streams, load_packet_info, load_streams, packet_kinds
 from packet_builder.overrides_io import load_overrides
+from packet_builder.rater_choice import RaterChoice, pick_raters
 from policies.adjudication import ConditionDecision, PairFinal, decide, final_grades
 from policies.repair import RepairPlan, repair_plan
 from scorers.responses import PacketInfo
@@ -33,7 +27,11 @@ class LoadedPlan:
     raters: RaterChoice
 
 
-def load_plan(project: Project, packet_name: str, raters: str | None) -> LoadedPlan:
+def load_plan(
+    project: Project, packet_name: str, raters: str | None, flag: str = "--raters"
+) -> LoadedPlan:
+    """The repair plan of the initial PACKET with its two raters (`pick_raters`: the flag,
+    else the stored choice, else the two complete streams)."""
     packet = load_packet_info(project, packet_name)
     if packet.kind not in ("initial", ""):
         raise InputError(
@@ -41,7 +39,7 @@ def load_plan(project: Project, packet_name: str, raters: str | None) -> LoadedP
             hint="the repair policy reads the initial two-rater packet",
         )
     streams = load_streams(project, packet)
-    choice = pick_raters(streams, raters, packet_name, exactly=2)
+    choice = pick_raters(project, packet, streams, raters, flag=flag, exactly=2)
     plan = repair_plan(packet, streams.all_responses, choice.names)
     return LoadedPlan(packet, streams, plan, choice)
 
@@ -72,7 +70,9 @@ def run_adjudication(
     tiebreak: str | None,
     raters: str | None,
     plan: RepairPlan | None,
+    flag: str = "--raters",
 ) -> Adjudicated:
+    """Decide PACKET: the voters are `pick_raters`'s (never the tie-break stream)."""
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
     if tiebreak and tiebreak not in streams.all_responses:
@@ -80,9 +80,13 @@ def run_adjudication(
             f"no journal for tie-break stream {tiebreak!r} in packet {packet_name!r}",
             hint=f"journals found: {', '.join(sorted(streams.all_responses)) or 'none'}",
         )
-    pool = {k: v for k, v in streams.responses.items() if k != tiebreak}
-    others = {k: v for k, v in streams.all_responses.items() if k != tiebreak}
-    voters = pick_raters(Streams(pool, others, streams.duplicates, {}, []), raters, packet_name)
+    voters = pick_raters(project, packet, streams.without(tiebreak), raters, flag=flag)
+    if tiebreak and tiebreak in voters.names:
+        raise InputError(
+            f"the tie-break stream {tiebreak!r} is one of the voters of packet {packet_name!r} "
+            f"({', '.join(voters.names)})",
+            hint="a tie-break answers only the disagreements: name another stream",
+        )
     used = {v: streams.all_responses[v] for v in voters.names}
     if tiebreak:
         used[tiebreak] = streams.all_responses[tiebreak]

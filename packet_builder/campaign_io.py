@@ -11,7 +11,7 @@ import csv
 import hashlib
 import json
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,9 @@ from campaign import store
 from campaign.journal import read_streams
 from campaign.packets import PACKET_FORMAT, list_packets, read_admin_key
 from campaign.project import Project
+from campaign.stream_identity import identity_groups
 from policies.revision import QueryInfo
-from scorers.integrity import collapse, duplicate_groups
+from scorers.integrity import collapse
 from scorers.responses import ConditionInfo, ItemInfo, ItemResponse, PacketInfo, evaluate_item
 from vocabulary.errors import InputError
 from vocabulary.gates import QuoteRule
@@ -95,17 +96,65 @@ def load_packet_info(project: Project, name: str) -> PacketInfo:
 
 
 @dataclass(frozen=True)
+class StreamStatus:
+    """How far one stream is through the packet. Only a complete stream (every item answered
+    in full) counts by default; an incomplete one is listed with these counts."""
+
+    name: str
+    items: int  # items in the packet
+    saved: int  # items with a saved line
+    complete: int  # items answered in full (yes/no on every displayed condition)
+
+    @property
+    def is_complete(self) -> bool:
+        return self.items > 0 and self.complete == self.items
+
+    def counts(self) -> str:
+        return f"{self.complete} of {self.items} items complete"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stream": self.name,
+            "items": self.items,
+            "items_saved": self.saved,
+            "items_complete": self.complete,
+            "complete": self.is_complete,
+        }
+
+
+@dataclass(frozen=True)
 class Streams:
     responses: dict[str, dict[str, ItemResponse]]  # after collapsing duplicates
     all_responses: dict[str, dict[str, ItemResponse]]
     duplicates: list[list[str]]
     read_problems: dict[str, dict[str, int]]
     files: list[Path]
+    status: dict[str, StreamStatus] = field(default_factory=dict)
+
+    def without(self, name: str | None) -> Streams:
+        """The same streams with `name` out of the voting pool (the tie-break stream)."""
+        if name is None:
+            return self
+        pool = {k: v for k, v in self.responses.items() if k != name}
+        return Streams(
+            pool, self.all_responses, self.duplicates, self.read_problems, self.files, self.status
+        )
+
+
+def stream_status(packet: PacketInfo, name: str, stream: dict[str, ItemResponse]) -> StreamStatus:
+    complete = sum(
+        1
+        for it in packet.items
+        if (resp := stream.get(it.item_id)) is not None and resp.answered_all(it)
+    )
+    return StreamStatus(name, len(packet.items), len(stream), complete)
 
 
 def load_streams(project: Project, packet: PacketInfo) -> Streams:
-    """Every annotator's latest state per item, by the journal's one rule (`read_stream`)."""
-    reads = read_streams(project.journal_dir(packet.packet_id), packet.sha256, packet.index)
+    """Every annotator's latest state per item, by the journal's one rule (`read_stream`).
+    Duplicates are found by identity (`campaign.stream_identity`), never by equal answers."""
+    jdir = project.journal_dir(packet.packet_id)
+    reads = read_streams(jdir, packet.sha256, packet.index)
     responses: dict[str, dict[str, ItemResponse]] = {
         name: {
             i: evaluate_item(name, packet.index[i], line, packet.rule)
@@ -115,79 +164,22 @@ def load_streams(project: Project, packet: PacketInfo) -> Streams:
     }
     problems = {name: read.problems() for name, read in reads.items()}
     files = [read.path for read in reads.values()]
-    groups = duplicate_groups(packet, responses)
-    return Streams(dict(collapse(responses, groups)), responses, groups, problems, files)  # type: ignore[arg-type]
-
-
-GIVEN = "given"
-TWO_WITH_ANSWERS = "the two with answers"
-ALL_WITH_ANSWERS = "all with answers"
-
-
-@dataclass(frozen=True)
-class RaterChoice:
-    """The streams a command uses, and why: named with --raters, or every stream (duplicates
-    collapsed) that saved at least one item. Every report prints both."""
-
-    names: list[str]
-    chosen_by: str  # GIVEN, TWO_WITH_ANSWERS or ALL_WITH_ANSWERS
-    without_answers: list[str]  # journals with no saved item of this packet (left out)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "raters": self.names,
-            "raters_chosen_by": self.chosen_by,
-            "raters_without_answers": self.without_answers,
-        }
-
-
-def describe_raters(obj: dict[str, Any], word: str = "raters") -> str:
-    """One line for text output, from a report's `raters*` keys."""
-    how = obj["raters_chosen_by"]
-    why = "named with --raters" if how == GIVEN else f"{how}; name others with --raters"
-    line = f"{word}: {', '.join(obj['raters'])} ({why})"
-    if obj.get("raters_without_answers"):
-        line += f"; no answers yet: {', '.join(obj['raters_without_answers'])}"
-    for group in obj.get("duplicate_streams") or []:
-        line += f"; identical streams collapsed to {group[0]}: {', '.join(group)}"
-    return line
-
-
-def pick_raters(
-    streams: Streams, raters: str | None, packet: str, exactly: int | None = None
-) -> RaterChoice:
-    """Parse `--raters A,E`; default: every stream with answers after collapsing duplicates."""
-    with_answers = sorted(n for n, items in streams.responses.items() if items)
-    without = sorted(n for n, items in streams.all_responses.items() if not items)
-    if raters:
-        names = [r.strip() for r in raters.split(",") if r.strip()]
-        missing = [r for r in names if r not in streams.all_responses]
-        if missing:
-            have = ", ".join(sorted(streams.all_responses)) or "none"
-            raise InputError(
-                f"no journal for rater(s) {', '.join(missing)} in packet {packet!r}",
-                hint=f"journals found: {have}",
-            )
-        if len(set(names)) != len(names):
-            raise InputError("a rater is named twice in --raters")
-        how = GIVEN
-        without = [n for n in without if n not in names]
-    else:
-        names = with_answers
-        how = TWO_WITH_ANSWERS if len(names) == 2 else ALL_WITH_ANSWERS
-    if exactly is not None and len(names) != exactly:
-        raise InputError(
-            f"need exactly {exactly} raters, found {len(names)} with answers "
-            f"({', '.join(names) or 'none'})",
-            hint="name them with --raters A,E",
-        )
-    if len(names) < 2:
-        raise InputError(
-            f"packet {packet!r} needs at least two response streams with answers, "
-            f"found {len(names)} ({', '.join(names) or 'none'})",
-            hint="wait for annotators or import responses",
-        )
-    return RaterChoice(names, how, without)
+    status = {name: stream_status(packet, name, stream) for name, stream in responses.items()}
+    groups = identity_groups(
+        project,
+        jdir,
+        responses,
+        {n: len(s) for n, s in responses.items()},
+        {n: read.other_packet_lines for n, read in reads.items()},
+    )
+    return Streams(
+        dict(collapse(responses, groups)),  # type: ignore[arg-type]
+        responses,
+        groups,
+        problems,
+        files,
+        status,
+    )
 
 
 def read_ratings_csv(path: Path) -> list[tuple[Hashable, Hashable, Hashable]]:

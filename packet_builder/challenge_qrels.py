@@ -50,10 +50,13 @@ def challenge_qrels(
     try:
         result, _inputs, _used = compute(project, None, None, None, None, None, False)
     except InputError as exc:
+        # The inner hint (often a runnable `evaudit raters ...` line) is kept: it is the fix.
+        first = f"{exc.hint}; " if exc.hint else ""
         raise InputError(
             f"cannot take the finalized qrels for the challenge: {exc.message}",
             file=exc.file,
-            hint="finish the earlier stages (finalize must succeed), or pass --qrels-from loaded",
+            hint=f"{first}finish the earlier stages (finalize must succeed without flags: "
+            "its rater choices are stored), or pass --qrels-from loaded",
         ) from exc
     grades = {(r["query_id"], r["doc_id"]): int(r["grade"]) for r in result["qrels"]}
     return grades, resolved

@@ -14,11 +14,14 @@ from typing import Any
 
 from campaign.overrides import overrides_path
 from campaign.project import Project
+from campaign.raters import raters_path
 from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
-from packet_builder.campaign_io import packet_kinds, sha256_file, store_snapshot
+from packet_builder.campaign_io import load_packet_info, packet_kinds, sha256_file, store_snapshot
+from packet_builder.rater_choice import NoRaters
+from policies.adjudication import ConditionDecision
 from policies.repair import ACCEPT
 from policies.revision import Review, Stage, revise
-from vocabulary.errors import InputError
+from vocabulary.errors import InputError, InputErrors
 
 
 def _rel(project: Project, path: Path) -> str:
@@ -34,6 +37,9 @@ def _inputs(project: Project, packets: list[str], store_sha: str) -> dict[str, s
     overrides = overrides_path(project)
     if overrides.is_file():
         files.append(overrides)
+    chosen = raters_path(project)  # which streams voted (docs/formats.md, "Rater choices")
+    if chosen.is_file():
+        files.append(chosen)
     out = {_rel(project, f): sha256_file(f) for f in files}
     out["store:queries+qrels"] = store_sha
     return out
@@ -75,47 +81,46 @@ def compute(
         )
     pending: list[dict[str, Any]] = []
     initial_choice: dict[str, Any] | None = None
+    voters: dict[str, dict[str, Any]] = {}
     if init is not None:
-        loaded = load_plan(project, init, initial_raters)
+        loaded = load_plan(project, init, initial_raters, flag="--initial-raters")
         plan = loaded.plan
         initial_choice = loaded.raters.to_json()
         for item_id in plan.incomplete:
             it = loaded.packet.item(item_id)
             if it is not None:
                 pending.append(
-                    {
-                        "query_id": it.query_id,
-                        "doc_id": it.doc_id,
-                        "reason": f"initial audit not finished by {' and '.join(plan.raters)}",
-                    }
+                    _pending(
+                        f"audit:{init}",
+                        it.query_id,
+                        it.doc_id,
+                        f"initial audit not finished by {' and '.join(plan.raters)}",
+                        item_id,
+                    )
                 )
-        if plan.incomplete and not allow_pending:
-            raise InputError(
-                f"{len(plan.incomplete)} pair(s) of packet {init!r} are not complete for both raters "
-                f"(first {plan.incomplete[0]})",
-                hint="finish them, or pass --allow-pending to keep their grades",
-            )
         decided: dict[tuple[str, str], tuple[int, str]] = {}
+        undecided_why: dict[tuple[str, str], str] = {}
         for name in adj_names:
-            adj = run_adjudication(project, name, None, None, plan)
-            undecided = [d for d in adj.decisions if d.final is None]
-            if undecided and not allow_pending:
-                d = undecided[0]
-                raise InputError(
-                    f"{len(undecided)} condition(s) of packet {name!r} are undecided "
-                    f"(first {d.item.item_id} {d.cond.key}: votes {dict(d.votes)})",
-                    hint="collect the missing responses or record `evaudit override`",
-                )
+            try:
+                adj = run_adjudication(project, name, None, None, plan)
+            except NoRaters as exc:  # nobody to count yet: its pairs stay undecided
+                for it in load_packet_info(project, name).items:
+                    undecided_why[(it.query_id, it.doc_id)] = f"adjudication {name}: {exc.render()}"
+                continue
+            voters[name] = adj.voters.to_json()
             for f in adj.finals or []:
+                key = (f.item.query_id, f.item.doc_id)
                 if f.new_grade is not None:
-                    decided[(f.item.query_id, f.item.doc_id)] = (
-                        f.new_grade,
-                        "+".join(sorted(set(f.paths))),
+                    decided[key] = (f.new_grade, "+".join(sorted(set(f.paths))))
+                else:
+                    undecided_why[key] = f"adjudication {name}: " + _undecided(
+                        adj.decisions, f.item.item_id
                     )
             adj_summary[name] = {
                 "conditions": len(adj.decisions),
                 "unanimous": sum(1 for d in adj.decisions if d.unanimous),
                 "overrides": sum(1 for d in adj.decisions if d.override is not None),
+                "undecided": sum(1 for d in adj.decisions if d.final is None),
                 "gate_blocked": [f.item.item_id for f in adj.finals or [] if f.gate_blocked],
             }
         reviews = []
@@ -127,38 +132,52 @@ def compute(
                 grade, how = decided[key]
                 reviews.append(Review(*key, grade, f"{p.action}/adjudication:{how}"))
             elif p.queued:
+                why = undecided_why.get(key, "no adjudication decision")
                 pending.append(
-                    {
-                        "query_id": key[0],
-                        "doc_id": key[1],
-                        "reason": f"{p.action}: no adjudication decision",
-                    }
+                    _pending(f"audit:{init}", *key, f"{p.action}: {why}", p.item.item_id)
                 )
                 reviews.append(Review(*key, None, "pending"))
             else:
                 reviews.append(Review(*key, None, "unchanged"))
-        queued_pending = [x for x in pending if x["reason"].endswith("no adjudication decision")]
-        if queued_pending and not allow_pending:
-            raise InputError(
-                f"{len(queued_pending)} queued pair(s) have no adjudication decision "
-                f"(first {queued_pending[0]['query_id']} / {queued_pending[0]['doc_id']})",
-                hint="build and annotate `packet build --kind adjudication`, or pass --allow-pending",
-            )
         stages.append(Stage(f"audit:{init}", tuple(reviews)))
     for name in ch_names:
-        adj = run_adjudication(project, name, tiebreak, None, None)
-        reviews = [
-            Review(
-                f.item.query_id,
-                f.item.doc_id,
-                f.new_grade,
-                "+".join(sorted(set(f.paths))),
-                f.item.status or "target",
+        try:
+            adj = run_adjudication(project, name, tiebreak, None, None)
+        except NoRaters as exc:  # nobody to count yet: every pair of the stage is pending
+            items = load_packet_info(project, name).items
+            for it in items:
+                why = f"challenge {name}: {exc.render()}"
+                pending.append(
+                    _pending(f"challenge:{name}", it.query_id, it.doc_id, why, it.item_id)
+                )
+            reviews = [
+                Review(it.query_id, it.doc_id, None, "pending", it.status or "target")
+                for it in items
+            ]
+            stages.append(Stage(f"challenge:{name}", tuple(reviews)))
+            continue
+        voters[name] = adj.voters.to_json()
+        reviews = []
+        for f in adj.finals or []:
+            if f.new_grade is None:  # a tie or an unanswered condition: never dropped
+                why = f"challenge {name}: " + _undecided(adj.decisions, f.item.item_id)
+                pending.append(
+                    _pending(
+                        f"challenge:{name}", f.item.query_id, f.item.doc_id, why, f.item.item_id
+                    )
+                )
+            reviews.append(
+                Review(
+                    f.item.query_id,
+                    f.item.doc_id,
+                    f.new_grade,
+                    "+".join(sorted(set(f.paths))) if f.new_grade is not None else "pending",
+                    f.item.status or "target",
+                )
             )
-            for f in adj.finals or []
-            if f.new_grade is not None or allow_pending
-        ]
         stages.append(Stage(f"challenge:{name}", tuple(reviews)))
+    if pending and not allow_pending:
+        raise _refuse(pending)
     missing = sorted({r.query_id for s in stages for r in s.reviews} - set(queries))
     if missing:
         raise InputError(
@@ -176,8 +195,62 @@ def compute(
     result["adjudication"] = adj_summary
     result["pending"] = pending
     result["initial_raters"] = initial_choice
+    result["voters"] = voters
     result["packets"] = {"initial": init, "adjudication": adj_names, "challenge": ch_names}
     return result, _inputs(project, used, store_sha), used
+
+
+def _pending(stage: str, query_id: str, doc_id: str, reason: str, item_id: str) -> dict[str, Any]:
+    return {
+        "stage": stage,
+        "item_id": item_id,
+        "query_id": query_id,
+        "doc_id": doc_id,
+        "reason": reason,
+    }
+
+
+def _undecided(decisions: list[ConditionDecision], item_id: str) -> str:
+    """Why a pair has no grade: each undecided condition with its votes."""
+    parts = []
+    for d in decisions:
+        if d.item.item_id != item_id or d.final is not None:
+            continue
+        votes = " ".join(f"{k}={'yes' if v else 'no'}" for k, v in sorted(d.votes.items()))
+        what = "tie" if d.majority == "tie" else "no votes"
+        parts.append(f"{d.cond.key} undecided ({what}{': ' + votes if votes else ''})")
+    return "; ".join(parts) or "undecided"
+
+
+def _refuse(pending: list[dict[str, Any]]) -> InputErrors:
+    """One error per undecided pair, after a line that counts them by why."""
+    no_decision = sum(1 for p in pending if p["reason"].endswith("no adjudication decision"))
+    not_finished = sum(1 for p in pending if p["reason"].startswith("initial audit not finished"))
+    undecided = len(pending) - no_decision - not_finished
+    counts = []
+    if no_decision:
+        counts.append(f"{no_decision} queued pair(s) have no adjudication decision")
+    if not_finished:
+        counts.append(f"{not_finished} pair(s) are not complete for both initial raters")
+    if undecided:
+        counts.append(f"{undecided} pair(s) have undecided conditions")
+    head = InputError(
+        f"finalize refuses {len(pending)} undecided pair(s): {', '.join(counts)}",
+        hint="decide each (the missing responses, a tie-break stream, or an admin decision with "
+        "evaudit override), or pass --allow-pending to keep their grades; they are then listed "
+        "in the output and the manifest",
+    )
+    return InputErrors(
+        [
+            head,
+            *(
+                InputError(
+                    f"{p['stage']}: {p['query_id']} / {p['doc_id']} ({p['item_id']}): {p['reason']}"
+                )
+                for p in pending
+            ),
+        ]
+    )
 
 
 def stage_file(stage: str) -> str:

@@ -11,6 +11,7 @@ conditions get adjudicated without anyone seeing it.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +55,24 @@ def check_queue(project: Project, path: Path, obj: dict[str, Any]) -> None:
     from packet_builder.audit_ops import load_plan
     from policies.repair import pairs_sha256
 
-    rerun = "rerun `evaudit repair plan DIR PACKET --raters A,E --queue-out FILE` and build from it"
     plan_info = obj.get("plan")
     source = obj.get("source_packet")
+    rerun = (
+        "rerun `"
+        + " ".join(
+            shlex.quote(str(x))
+            for x in (
+                "evaudit",
+                "repair",
+                "plan",
+                project.root,
+                source or "PACKET",
+                "--queue-out",
+                path,
+            )
+        )
+        + "` and build from it"
+    )
     if obj.get("version") != 2 or not isinstance(plan_info, dict) or not source:
         raise InputError(
             "the queue names no repair plan (no 'plan' block): it was not written by "
@@ -67,7 +83,9 @@ def check_queue(project: Project, path: Path, obj: dict[str, Any]) -> None:
     raters = plan_info.get("raters")
     if not isinstance(raters, list) or len(raters) != 2:
         raise InputError("plan.raters must name the two initial raters", file=path, hint=rerun)
-    loaded = load_plan(project, str(source), ",".join(map(str, raters)))
+    loaded = load_plan(
+        project, str(source), ",".join(map(str, raters)), flag="the queue's plan.raters"
+    )
     plan = loaded.plan
     plan_name = f"the repair plan of packet {source!r} (raters {','.join(plan.raters)})"
     problems: list[str] = []

@@ -39,12 +39,7 @@ def completed_items(
     packet: PacketInfo, responses: Responses, raters: Sequence[str]
 ) -> list[ItemInfo]:
     """Items every rater answered in full (yes/no on every displayed condition)."""
-    out = []
-    for item in packet.items:
-        resps = [responses.get(r, {}).get(item.item_id) for r in raters]
-        if all(x is not None and x.answered_all(item) for x in resps):
-            out.append(item)
-    return out
+    return _completed(packet.items, responses, raters)
 
 
 def pair_grades(
@@ -111,18 +106,26 @@ def _binary_table(
 
 
 def _multi_rater(
-    items: Sequence[ItemInfo], responses: Responses, raters: Sequence[str]
+    items: Sequence[ItemInfo],
+    responses: Responses,
+    raters: Sequence[str],
+    pool: Sequence[ItemInfo],
 ) -> dict[str, Any]:
+    """Unanimity and Fleiss over the items every rater completed; each pair's agreement
+    over the items *that pair* completed (`pool`: the candidate items), with their count."""
     rows = _binary_table(items, responses, raters)
     unanimous = sum(1 for row in rows if len(set(row)) == 1)
     table = [[len(row) - sum(row), sum(row)] for row in rows]
     pairwise = {}
-    for a, b in combinations(range(len(raters)), 2):
-        agree = sum(1 for row in rows if row[a] == row[b])
-        _, cmat = confusion([r[a] for r in rows], [r[b] for r in rows], labels=[False, True])
-        pairwise[f"{raters[a]}-{raters[b]}"] = {
-            **proportion(agree, len(rows)),
-            "kappa": kappa_from_confusion(cmat) if rows else math.nan,
+    for a, b in combinations(raters, 2):
+        shared = _completed(pool, responses, (a, b))
+        both = _binary_table(shared, responses, (a, b))
+        agree = sum(1 for x, y in both if x == y)
+        _, cmat = confusion([x for x, _ in both], [y for _, y in both], labels=[False, True])
+        pairwise[f"{a}-{b}"] = {
+            **proportion(agree, len(both)),
+            "kappa": kappa_from_confusion(cmat) if both else math.nan,
+            "items": len(shared),
         }
     return {
         "pairs": len(items),
@@ -138,12 +141,26 @@ def _multi_rater(
     }
 
 
+def _completed(
+    pool: Sequence[ItemInfo], responses: Responses, raters: Sequence[str]
+) -> list[ItemInfo]:
+    out = []
+    for item in pool:
+        resps = [responses.get(r, {}).get(item.item_id) for r in raters]
+        if all(x is not None and x.answered_all(item) for x in resps):
+            out.append(item)
+    return out
+
+
 def _figures(
-    items: Sequence[ItemInfo], responses: Responses, raters: Sequence[str]
+    items: Sequence[ItemInfo],
+    responses: Responses,
+    raters: Sequence[str],
+    pool: Sequence[ItemInfo],
 ) -> dict[str, Any]:
     if len(raters) == 2:
         return _two_rater(items, responses, raters[0], raters[1])
-    return _multi_rater(items, responses, raters)
+    return _multi_rater(items, responses, raters, pool)
 
 
 def audit_report(packet: PacketInfo, responses: Responses, raters: Sequence[str]) -> dict[str, Any]:
@@ -158,7 +175,7 @@ def audit_report(packet: PacketInfo, responses: Responses, raters: Sequence[str]
         "items_in_packet": len(packet.items),
         "incomplete_pairs": len(packet.items) - len(items),
     }
-    out.update(_figures(items, responses, raters))
+    out.update(_figures(items, responses, raters, packet.items))
     resp_rows = [responses[r][it.item_id] for it in items for r in raters]
     qtot = sum(c.quotes_total for x in resp_rows for c in x.conditions.values())
     qok = sum(c.quotes_exact for x in resp_rows for c in x.conditions.values())
@@ -176,8 +193,11 @@ def audit_report(packet: PacketInfo, responses: Responses, raters: Sequence[str]
         groups: dict[str, list[ItemInfo]] = {}
         for it in items:
             groups.setdefault(keyfn(it), []).append(it)
+        pools: dict[str, list[ItemInfo]] = {}
+        for it in packet.items:
+            pools.setdefault(keyfn(it), []).append(it)
         strata[name] = {
-            value: _strip(_figures(group, responses, raters))
+            value: _strip(_figures(group, responses, raters, pools[value]))
             for value, group in sorted(groups.items())
         }
     out["strata"] = strata

@@ -1,9 +1,11 @@
 """Response-stream integrity ("Do Current Retrievers Cover All the Evidence?" (supplement), "Adjudication agreement and integrity", challenge).
 
 Per stream: positives, negatives, selected pages, quotes passing the exact
-check, structural and page-pool errors. Two streams identical in every
-decision, page and quote are one stream counted twice; they are flagged and
-collapsed to the first name ("Do Current Retrievers Cover All the Evidence?" (supplement) collapsed two such files). Pure.
+check, structural and page-pool errors. Two journals of one source (the same
+file, annotator or token; `campaign.stream_identity` finds them) are one stream
+counted twice; they are flagged and collapsed to the first of the group ("Do Current
+Retrievers Cover All the Evidence?" (supplement) collapsed two such files). Equal
+answers alone never make two streams one. Pure.
 """
 
 from __future__ import annotations
@@ -46,27 +48,6 @@ def stream_counts(packet: PacketInfo, stream: Mapping[str, ItemResponse]) -> dic
     }
 
 
-def _fingerprint(packet: PacketInfo, stream: Mapping[str, ItemResponse]) -> tuple[Any, ...]:
-    return tuple(
-        (
-            it.item_id,
-            tuple((c.key, stream[it.item_id].conditions[c.key].signature()) for c in it.conditions),
-        )
-        for it in packet.items
-        if it.item_id in stream
-    )
-
-
-def duplicate_groups(packet: PacketInfo, responses: Responses) -> list[list[str]]:
-    """Groups (sorted names) of two or more non-empty streams identical in every decision."""
-    seen: dict[tuple[Any, ...], list[str]] = {}
-    for name in sorted(responses):
-        fp = _fingerprint(packet, responses[name])
-        if fp:
-            seen.setdefault(fp, []).append(name)
-    return [names for names in seen.values() if len(names) > 1]
-
-
 def collapse(
     responses: Responses, groups: Sequence[Sequence[str]]
 ) -> dict[str, Mapping[str, ItemResponse]]:
@@ -79,8 +60,10 @@ def integrity_report(
     packet: PacketInfo,
     responses: Responses,
     read_problems: Mapping[str, Mapping[str, int]] | None = None,
+    groups: Sequence[Sequence[str]] = (),
 ) -> dict[str, Any]:
-    """Per-stream counts, totals, duplicate groups and the streams left after collapsing."""
+    """Per-stream counts, totals, duplicate groups (found by identity at the edge:
+    `campaign.stream_identity`) and the streams left after collapsing."""
     streams = {}
     for name in sorted(responses):
         row = stream_counts(packet, responses[name])
@@ -100,7 +83,6 @@ def integrity_report(
         "count": sum(s["quotes_exact"]["count"] for s in streams.values()),
         "total": sum(s["quotes_exact"]["total"] for s in streams.values()),
     }
-    groups = duplicate_groups(packet, responses)
     kept = collapse(responses, groups)
     return {
         "packet_id": packet.packet_id,
@@ -109,7 +91,7 @@ def integrity_report(
         "conditions": sum(len(it.conditions) for it in packet.items),
         "streams": streams,
         "totals": totals,
-        "duplicate_streams": groups,
+        "duplicate_streams": [list(g) for g in groups],
         "streams_after_collapse": sorted(kept),
         "ok": all(
             s["structural_errors"] == 0

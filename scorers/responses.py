@@ -97,10 +97,6 @@ class CondResponse:
     def supported(self) -> bool:
         return self.answer == "yes" and self.valid
 
-    def signature(self) -> tuple[Any, ...]:
-        """Everything a decision says: used to detect duplicated streams."""
-        return (self.answer, tuple(sorted(self.pages)), tuple(sorted(self.quotes.items())))
-
 
 @dataclass(frozen=True)
 class ItemResponse:

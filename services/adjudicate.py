@@ -7,7 +7,8 @@ from typing import Any
 
 from campaign.project import Project
 from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
-from packet_builder.campaign_io import describe_raters, load_packet_info
+from packet_builder.campaign_io import load_packet_info
+from packet_builder.rater_choice import describe_raters
 from policies.adjudication import summary
 from vocabulary.tables import table
 
@@ -30,7 +31,7 @@ class AdjudicationReport:
                 "item": d["item_id"],
                 "condition": d["condition_key"],
                 "votes": " ".join(f"{k}={v}" for k, v in d["votes"].items()),
-                "final": d["final"],
+                "final": d["final"] if d["final"] is not None else "undecided",
                 "path": d["path"],
             }
             for d in self.body["non_unanimous"]
@@ -41,7 +42,10 @@ class AdjudicationReport:
         voters = {
             "raters": out["voters"],
             "raters_chosen_by": out["voters_chosen_by"],
+            "raters_stored": out.get("voters_stored"),
             "raters_without_answers": out["voters_without_answers"],
+            "streams_left_out": out.get("streams_left_out"),
+            "duplicate_streams": out.get("duplicate_streams"),
         }
         parts = [
             describe_raters(voters, "voters"),
@@ -56,6 +60,39 @@ class AdjudicationReport:
             )
         if out.get("gate_blocked"):
             parts.append(f"distinct-page gate kept partial: {', '.join(out['gate_blocked'])}")
+        parts.append(
+            f"final: {out['final_positive']} yes, {out['final_negative']} no, "
+            f"{len(out['undecided'])} undecided of {out['conditions']} conditions"
+        )
+        if out["pairs"] is None:
+            parts.append(out["note"])
+            return "\n".join(parts)
+        changed = [
+            p
+            for p in out["pairs"]
+            if p["new_grade"] is not None and p["new_grade"] != p["old_grade"]
+        ]
+        undecided = [p for p in out["pairs"] if p["new_grade"] is None]
+        line = f"{len(changed)} of {len(out['pairs'])} pairs change grade"
+        if undecided:
+            line += f"; {len(undecided)} undecided (finalize refuses them without --allow-pending)"
+        parts.append(line)
+        if changed or undecided:
+            parts.append(
+                table(
+                    [
+                        [
+                            p["item_id"],
+                            p["query_id"],
+                            p["doc_id"],
+                            p["old_grade"],
+                            "undecided" if p["new_grade"] is None else p["new_grade"],
+                        ]
+                        for p in changed + undecided
+                    ],
+                    ["item", "query", "document", "old grade", "new grade"],
+                )
+            )
         return "\n".join(parts)
 
 
@@ -74,7 +111,7 @@ def adjudicate(
     if not all(it.full for it in packet.items):
         init = resolve_initial(project, initial)
         if init is not None:
-            plan = load_plan(project, init, initial_raters).plan
+            plan = load_plan(project, init, initial_raters, flag="--initial-raters").plan
     adj = run_adjudication(project, packet_name, tiebreak, raters, plan)
     out: dict[str, Any] = {
         "packet_id": packet_name,
@@ -82,6 +119,8 @@ def adjudicate(
         "voters": adj.voters.names,
         "voters_chosen_by": adj.voters.chosen_by,
         "voters_without_answers": adj.voters.without_answers,
+        "voters_stored": adj.voters.stored,
+        "streams_left_out": adj.voters.left_out,
         "duplicate_streams": adj.streams.duplicates,
         "initial_packet": plan.source_packet if plan else None,
         **summary(adj.decisions, tiebreak),

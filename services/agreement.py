@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from campaign.project import Project
-from packet_builder.campaign_io import describe_raters, load_packet_info, load_streams, pick_raters
+from packet_builder.campaign_io import load_packet_info, load_streams
+from packet_builder.rater_choice import describe_raters, pick_raters
 from scorers.audit_tables import audit_report
 from services.report import STAT_COLUMNS, Stat
 from vocabulary.tables import table
@@ -72,7 +73,8 @@ class AgreementReport:
             v = out[key]
             rows.append(Stat.of(label, v) if isinstance(v, dict) else Stat(label, value=v))
         for pair, p in (out.get("pairwise_agreement") or {}).items():
-            rows.append(Stat.of(f"agreement {pair}", p, p.get("kappa")))
+            # each pair over the items both completed: say how many
+            rows.append(Stat.of(f"agreement {pair} ({p['items']} items)", p, p.get("kappa")))
         rows += [Stat.of(label, out[key]) for label, key in _TAIL if key in out]
         return rows
 
@@ -101,11 +103,15 @@ class AgreementReport:
         return "\n".join(parts)
 
 
-def agreement_audit(project: Project, packet_name: str, raters: str | None) -> AgreementReport:
-    """The audit table of PACKET from its journals now (`raters`: the `--raters` option)."""
+def agreement_audit(
+    project: Project, packet_name: str, raters: str | None, remember: bool = True
+) -> AgreementReport:
+    """The audit table of PACKET from its journals now (`raters`: the `--raters` option;
+    default: the stored choice, else the complete streams). `remember` False (the admin
+    page) never stores a choice and shows named raters as a view."""
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
-    choice = pick_raters(streams, raters, packet_name)
+    choice = pick_raters(project, packet, streams, raters, remember=remember)
     out = audit_report(packet, streams.all_responses, choice.names)
     out.update(choice.to_json())
     out["duplicate_streams"] = streams.duplicates

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from campaign.project import Project, private_dir, write_bytes_atomic
-from packet_builder.campaign_io import describe_raters
 from packet_builder.finalize_io import compute
 from packet_builder.grade_scale import classic_scale
+from packet_builder.rater_choice import describe_raters
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 
@@ -158,6 +158,7 @@ def finalize(
         "outputs": outputs,
         "changes": result["changes"],
         "removed_queries": result["removed_queries"],
+        "pending": result["pending"],
     }
     if classic_info is not None:
         manifest["grade_scale"] = classic_info
@@ -182,6 +183,7 @@ def finalize(
             "stages": result["stages"],
             "pending": result["pending"],
             "initial_raters": result["initial_raters"],
+            "voters": result["voters"],
             "packets": result["packets"],
             "qrels_rows": len(qrel_rows),
             "grade_scale": classic_info,

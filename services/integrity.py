@@ -7,7 +7,9 @@ from typing import Any
 
 from campaign.project import Project
 from packet_builder.campaign_io import load_packet_info, load_streams
+from packet_builder.rater_choice import describe_raters, pick_raters
 from scorers.integrity import integrity_report
+from vocabulary.errors import InputError
 from vocabulary.tables import table
 
 # (row key, CLI column header) of the text table, in order.
@@ -85,6 +87,13 @@ class IntegrityReport:
         parts = [table(cells, [head for _, head in _COLUMNS])]
         for group in self.body["duplicate_streams"]:
             parts.append(f"duplicate streams (collapsed to {group[0]}): {', '.join(group)}")
+        for st in self.body.get("incomplete_streams") or []:
+            parts.append(
+                f"incomplete stream {st['stream']}: {st['items_complete']} of {st['items']} "
+                f"items complete ({st['items_saved']} saved); it counts only if chosen"
+            )
+        if self.body.get("raters"):
+            parts.append(describe_raters({**self.body, "duplicate_streams": []}))
         if self.ok:
             parts.append("ok: no structural or page-pool error, every quote exact")
         else:
@@ -93,6 +102,19 @@ class IntegrityReport:
 
 
 def integrity(project: Project, packet_name: str) -> IntegrityReport:
+    """Every stream's figures (whatever the rater choice), each stream's progress, and the
+    raters the chain uses for the packet when they are known (`raters`, else null)."""
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
-    return IntegrityReport(integrity_report(packet, streams.all_responses, streams.read_problems))
+    out = integrity_report(packet, streams.all_responses, streams.read_problems, streams.duplicates)
+    for name, row in out["streams"].items():
+        row["complete"] = streams.status[name].is_complete
+    try:
+        choice = pick_raters(project, packet, streams, None, remember=False)
+        out.update(choice.to_json())
+    except InputError as exc:  # no choice yet: the per-stream figures still stand
+        out.update({"raters": None, "raters_note": exc.render()})
+    out["incomplete_streams"] = [
+        st.to_json() for name, st in sorted(streams.status.items()) if not st.is_complete
+    ]
+    return IntegrityReport(out)

@@ -8,7 +8,7 @@ from typing import Any
 
 from campaign.project import Project, write_json_atomic
 from packet_builder.audit_ops import load_plan
-from packet_builder.campaign_io import RaterChoice, describe_raters
+from packet_builder.rater_choice import RaterChoice, describe_raters
 from policies.repair import RepairPlan
 from vocabulary.tables import table
 

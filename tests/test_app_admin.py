@@ -80,7 +80,9 @@ def _heatmap(at: AppTest) -> pd.DataFrame:
 
 def test_agreement_figures_equal_cli(campaign: Fixture, monkeypatch) -> None:
     fx = campaign
-    cli = _cli("agreement", "audit", str(fx.project.root), "initial")
+    # bob has not finished (coverage 0.9): he counts only when named (issue 31), as the
+    # page names the only two streams with answers
+    cli = _cli("agreement", "audit", str(fx.project.root), "initial", "--raters", "alice,bob")
     at = _admin(fx, monkeypatch)
     shown = _frame(at, "statistic", "exact derived-grade agreement")
     assert _row(shown, "pairs / conditions")["count"] == cli["pairs"]
@@ -148,14 +150,14 @@ def test_integrity_per_stream_equals_cli(campaign: Fixture, monkeypatch) -> None
 
 def test_three_streams_and_picked_raters(tmp_path: Path, monkeypatch) -> None:
     fx = build(tmp_path / "proj", items=8, conditions=2, pages=3)
-    simulate(fx.project, "initial", ("alice", "bob"))
+    simulate(fx.project, "initial", ("alice", "bob"), coverage=(1.0, 1.0))
     simulate(fx.project, "initial", ("carol", "dave"), seed=5, coverage=(1.0, 0.0))
     at = _admin(fx, monkeypatch)
     cli = _cli("agreement", "audit", str(fx.project.root), "initial")
     assert cli["raters"] == ["alice", "bob", "carol"]
     shown = _frame(at, "statistic", "unanimous conditions")
     for pair, want in cli["pairwise_agreement"].items():
-        row = _row(shown, f"agreement {pair}")
+        row = _row(shown, f"agreement {pair} ({want['items']} items)")
         assert (row["count"], row["total"]) == (want["count"], want["total"])
         assert _same(row["value"], want["kappa"])
     assert _same(_row(shown, "Fleiss kappa (support)")["value"], cli["fleiss_kappa"])
@@ -177,7 +179,7 @@ def test_one_stream_shows_integrity_and_a_note(tmp_path: Path, monkeypatch) -> N
     simulate(fx.project, "initial", ("alice", "bob"), coverage=(1.0, 0.0))
     at = _admin(fx, monkeypatch)
     notes = " ".join(str(i.value) for i in at.info)
-    assert "needs at least two response streams" in notes
+    assert "needs at least two complete response streams" in notes
     assert list(_frame(at, "stream", "alice")["stream"]) == ["alice"]
     assert not at.get("vega_lite_chart") or all(
         "grade" not in c.proto.spec for c in at.get("vega_lite_chart")

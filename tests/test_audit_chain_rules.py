@@ -205,49 +205,77 @@ def test_hand_edited_queue_is_refused_with_every_disagreement(tmp_path: Path) ->
 
 
 def test_four_annotators_with_and_without_raters(tmp_path: Path) -> None:
+    """Issue 31: only complete streams count unless chosen; the choice is stored and every
+    later flag must agree with it (or the choice is made again with `evaudit raters`)."""
     late = {"carol": {"J004": {"C1": "A", "C2": "A"}}, "dave": {"J004": {"C1": "A", "C2": "B"}}}
     root = _campaign(tmp_path, late)
     (root / "journals" / "init" / "erin.jsonl").write_text("")  # added, nothing saved yet
     out = run_json("agreement", "audit", root, "init")
-    assert out["raters"] == ["alice", "bob", "carol", "dave"]
-    assert out["raters_chosen_by"] == "all with answers"
+    assert out["raters"] == ["alice", "bob"]  # carol and dave answered 1 of 4 items
+    assert out["raters_chosen_by"] == "the two complete streams"
+    assert out["raters_stored"]["raters"] == ["alice", "bob"]
     assert out["raters_without_answers"] == ["erin"]
-    assert (out["pairs"], out["incomplete_pairs"]) == (1, 3)
+    left = {
+        s["stream"]: (s["reason"], s["items_complete"], s["items"]) for s in out["streams_left_out"]
+    }
+    assert left == {
+        "carol": ("incomplete", 1, 4),
+        "dave": ("incomplete", 1, 4),
+        "erin": ("no answers", 0, 4),
+    }
+    assert (out["pairs"], out["incomplete_pairs"]) == (4, 0)
+    stored = json.loads((root / "decisions" / "raters.json").read_text())
+    assert stored["packets"]["init"]["raters"] == ["alice", "bob"]
     text = invoke("agreement", "audit", root, "init").stdout
-    assert "raters: alice, bob, carol, dave (all with answers; name others with --raters)" in text
+    assert "raters: alice, bob (stored, chosen by the two complete streams)" in text
+    assert "left out: carol (incomplete: 1 of 4 items complete), dave (incomplete: 1" in text
     assert "no answers yet: erin" in text
-    assert "incomplete pairs (not finished by every rater)  3 of 4" in text
+    assert "incomplete pairs (not finished by every rater)  0 of 4" in text
     assert not re.search(r"\bnan\b", text)
+    # a flag that contradicts the stored choice is refused, naming both
+    res = invoke("agreement", "audit", root, "init", "--raters", "alice,carol")
+    assert res.exit_code == 2
+    assert "--raters alice,carol contradicts the raters stored for packet 'init': alice, bob" in (
+        res.stderr
+    )
+    assert f"`evaudit raters {root} init alice,carol`" in res.stderr
+    chose = run_json("raters", root, "init", "alice,carol")
+    assert chose["raters"] == ["alice", "carol"] and chose["replaced"] == ["alice", "bob"]
     # alice and carol agree on everything they share: the kappas are undefined -> n/a / null
     same = invoke("agreement", "audit", root, "init", "--raters", "alice,carol").stdout
     assert re.search(r"condition kappa\s+n/a", same) and not re.search(r"\bnan\b", same)
-    assert (
-        run_json("agreement", "audit", root, "init", "--raters", "alice,carol")["condition_kappa"]
-        is None
-    )
-    given = invoke("agreement", "audit", root, "init", "--raters", "alice,bob").stdout
-    assert "raters: alice, bob (named with --raters)" in given and "0 of 4" in given
-    # repair plan with four answering streams refuses to guess which two are the initial pair
-    res = invoke("repair", "plan", root, "init")
-    assert res.exit_code == 2 and "need exactly 2 raters, found 4 with answers" in res.output
-    plan = invoke("repair", "plan", root, "init", "--raters", "bob,alice").stdout
+    assert "raters: alice, carol (named with --raters)" in same and "3 of 4" in same
+    assert run_json("agreement", "audit", root, "init")["condition_kappa"] is None
+    # repair plan reads the stored choice; in the stored order the rows are named
+    run_json("raters", root, "init", "bob,alice")
+    plan = invoke("repair", "plan", root, "init").stdout
     assert "bob/alice grade split pairs" in plan and "bob+alice consensus increases" in plan
     assert "A/E" not in plan and "incomplete pairs (not finished by bob and alice)" in plan
+    res = invoke("repair", "plan", root, "init", "--raters", "carol,dave")
+    assert res.exit_code == 2 and "contradicts the raters stored" in res.stderr
+    run_json("raters", root, "init", "carol,dave")
     two = invoke("repair", "plan", root, "init", "--raters", "carol,dave").stdout
     assert "incomplete pairs (not finished by carol and dave)  3 of 4" in two
     # finalize: refused while queued pairs are undecided; --allow-pending lists them in text
+    run_json("raters", root, "init", "alice,bob")
     res = invoke("finalize", root, "--out", tmp_path / "o", "--initial-raters", "alice,bob")
     assert res.exit_code == 2 and "queued pair(s) have no adjudication decision" in res.output
+    assert "audit:init: q3 / d3 (J003): decrease: no adjudication decision" in res.stderr
     assert not (tmp_path / "o").exists()
-    res = invoke(
-        "finalize", root, "--out", tmp_path / "o", "--initial-raters", "alice,bob",
-        "--allow-pending",
-    )  # fmt: skip
+    res = invoke("finalize", root, "--out", tmp_path / "o", "--allow-pending")
     assert res.exit_code == 0, res.output
-    assert "initial packet init: raters: alice, bob (named with --raters)" in res.stdout
+    assert "initial packet init: raters: alice, bob (stored, chosen by evaudit raters)" in (
+        res.stdout
+    )
     assert "2 pending pair(s) kept their grade" in res.stdout
     assert "q3     d3        decrease: no adjudication decision" in res.stdout
     assert "q4     d4        split: no adjudication decision" in res.stdout
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert [(p["query_id"], p["doc_id"]) for p in manifest["pending"]] == [
+        ("q3", "d3"),
+        ("q4", "d4"),
+    ]
+    assert "decisions/raters.json" in manifest["inputs"]
 
 
 def test_exit_codes(tmp_path: Path) -> None:

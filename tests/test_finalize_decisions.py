@@ -189,14 +189,16 @@ def test_finalize_refuses_pending_pairs(tmp_path: Path) -> None:
 
 
 def test_duplicate_streams_collapse_and_tiebreak(tmp_path: Path) -> None:
-    """Challenge packet: two nominal streams identical everywhere collapse to one; the
-    remaining disagreement is decided by the tie-break stream, which answers only it."""
+    """Challenge packet: a journal copied under another name (the same file, its lines
+    naming S1) is one stream counted twice and collapses; the remaining disagreement is
+    decided by the tie-break stream, which answers only it."""
     p = Pair("q1", "d1", 2, 1)
     project = new_project(tmp_path / "p", [p], [("q1", "g", 2)])
     sha, items = write_packet(project, "ch", "challenge", [p])
     first = {"J001": {"C1": ["J001-C1-A"], "C2": ["J001-C2-B"]}}
     write_journal(project, "ch", sha, "S1", first, items)  # type: ignore[arg-type]
-    write_journal(project, "ch", sha, "S1copy", first, items)  # type: ignore[arg-type]
+    jdir = project.journal_dir("ch")
+    (jdir / "S1copy.jsonl").write_bytes((jdir / "S1.jsonl").read_bytes())
     write_journal(project, "ch", sha, "S2", {"J001": {"C1": ["J001-C1-A"]}}, items)  # type: ignore[arg-type]
     # the tie-break answers only C2 (C1 left unanswered)
     write_journal(project, "ch", sha, "T", {"J001": {"C1": None, "C2": ["J001-C2-C"]}}, items)  # type: ignore[dict-item]

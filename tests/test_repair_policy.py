@@ -132,7 +132,8 @@ def test_repair_plan_needs_two_raters(tmp_path: Path) -> None:
     for r, ans in picks.items():
         write_journal(project, "init", sha, r, {"J001": ans}, items)  # type: ignore[dict-item]
     res = CliRunner().invoke(cli, ["repair", "plan", str(project.root), "init", "--json"])
-    assert res.exit_code != 0 and "need exactly 2 raters" in res.output and "--raters" in res.output
+    assert res.exit_code != 0 and "needs exactly 2 raters, found 3 (A, B, C)" in res.output
+    assert f"`evaudit raters {project.root} init A,B`" in res.output
     res = CliRunner().invoke(cli, ["repair", "plan", str(project.root), "init", "--raters", "A,Z"])
     assert res.exit_code != 0 and "no journal for rater(s) Z" in res.output
     res = CliRunner().invoke(cli, ["repair", "plan", str(project.root), "nope"])

@@ -39,7 +39,8 @@ def summary(project: Project, packet_id: str, raters: str | None = None) -> Summ
     except InputError as exc:
         notes.append(f"integrity: {exc.render()}")
     try:
-        agreement = agreement_audit(project, packet_id, raters)
+        # A page view never stores a rater choice (`remember=False`): the CLI chain does.
+        agreement = agreement_audit(project, packet_id, raters, remember=False)
     except InputError as exc:
         notes.append(f"agreement: {exc.render()}")
     return Summary(agreement, integ, tuple(notes))

@@ -19,8 +19,9 @@ _JSON = click.option(
 )
 _RATERS = click.option(
     "--raters",
-    help="Comma-separated response streams (annotator names), e.g. A,E. Default: every stream "
-    "with answers (duplicates collapsed); the output says which were used and why.",
+    help="Comma-separated response streams (annotator names), e.g. A,E. Default: the raters "
+    "stored for the packet (`evaudit raters`), else every complete stream (duplicates "
+    "collapsed); a list that contradicts the stored one is refused.",
 )
 
 
@@ -133,7 +134,9 @@ def repair_plan(
     help="Initial packet whose locked conditions complete the grades (default: the only one).",
 )
 @click.option(
-    "--initial-raters", help="The two initial streams, e.g. A,E (default: all after collapsing)."
+    "--initial-raters",
+    help="The two initial streams, e.g. A,E (default: the stored choice, else the two "
+    "complete streams; `evaudit raters` stores one).",
 )
 @_JSON
 def adjudicate(
@@ -197,7 +200,9 @@ def override(
 )
 @click.option("--initial", help="Initial packet (default: the only one).")
 @click.option(
-    "--initial-raters", help="The two initial streams, e.g. A,E (default: all after collapsing)."
+    "--initial-raters",
+    help="The two initial streams, e.g. A,E (default: the stored choice, else the two "
+    "complete streams; `evaudit raters` stores one).",
 )
 @click.option(
     "--adjudication", "adjudication", multiple=True, help="Adjudication packet(s) (default: all)."
@@ -267,4 +272,34 @@ def finalize(
     emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
-COMMANDS: list[click.Command] = [agreement, integrity, repair, adjudicate, override, finalize]
+@click.command("raters")
+@_DIR
+@_PACKET
+@click.argument("names", required=False)
+@_JSON
+def raters(directory: Path, packet: str, names: str | None, as_json: bool) -> None:
+    """Show PACKET's response streams (complete or not, with counts) and its raters; with
+    NAMES (e.g. A,E), store them as the raters of this stage.
+
+    Every command of the chain (agreement audit, integrity, repair plan, adjudicate,
+    finalize, packet build --kind challenge) then uses the stored raters; a rater flag that
+    contradicts them is refused. Without a stored choice only complete streams count, and
+    an initial packet's two complete streams are stored by the first command that uses them.
+    """
+    from campaign.project import open_project
+    from services.raters import choose_raters, show_raters
+
+    project = open_project(directory)
+    report = choose_raters(project, packet, names) if names else show_raters(project, packet)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
+
+
+COMMANDS: list[click.Command] = [
+    agreement,
+    integrity,
+    repair,
+    adjudicate,
+    override,
+    finalize,
+    raters,
+]
