@@ -246,6 +246,12 @@ def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
     type=int,
     help="BEIR/TREC: the lowest original grade that counts as relevant (required there).",
 )
+@click.option(
+    "--require-cross-page/--no-require-cross-page", default=None,
+    help="Record that the benchmark's golds of two or more conditions must not be solvable "
+    "on one page (`check` and this command's check use it; default: keep the recorded "
+    "choice, initially off). Can be given alone.",
+)  # fmt: skip
 @_JSON
 def load(
     directory: Path,
@@ -259,9 +265,13 @@ def load(
     trec_qrels: Path | None,
     guideline: Path | None,
     relevant_from: int | None,
+    require_cross_page: bool | None,
     as_json: bool,
 ) -> None:
     """Validate and load a benchmark (all files or nothing).
+
+    Then runs `evaudit check` on what it stored (same checks, same recorded
+    requirement, same counts).
 
     n-Clue files (--queries/--qrels/--evidence), or a classic benchmark (--beir, or
     --trec-topics with --trec-qrels) whose
@@ -285,6 +295,7 @@ def load(
         evidence=evidence,
         runs=_parse_runs(runs),
         classic=classic,
+        require_cross_page=require_cross_page,
     )
     if as_json:
         emit_json(result.to_json())
@@ -294,6 +305,16 @@ def load(
         f"{result.evidence} evidence records ({result.evidence_pages} evidence pages), "
         f"{len(result.runs)} runs"
     )
+    if result.check is not None:
+        found = ", ".join(f"{k} {v}" for k, v in result.check.items() if v) or "no finding"
+        rule = "on" if result.require_cross_page else "off"
+        click.echo(f"label check (as `evaudit check`, cross-page requirement {rule}): {found}")
+        if result.explained_by_cross_page:
+            click.echo(
+                f"  {result.explained_by_cross_page} grade_mismatch finding(s) are pairs graded "
+                "n-1 whose conditions share one evidence page: if the benchmark requires "
+                f"cross-page golds, record it with `evaudit load {directory} --require-cross-page`"
+            )
 
 
 @click.command()
@@ -365,13 +386,13 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
 @click.command()
 @_DIR
 @click.option(
-    "--require-cross-page",
-    is_flag=True,
-    help="A gold of two or more conditions must not be solvable on one page.",
-)
+    "--require-cross-page/--no-require-cross-page", default=None,
+    help="A gold of two or more conditions must not be solvable on one page (default: the "
+    "requirement recorded by `load --require-cross-page`).",
+)  # fmt: skip
 @click.option("--strict", is_flag=True, help="Any finding is an error (exit 2).")
 @_JSON
-def check(directory: Path, require_cross_page: bool, strict: bool, as_json: bool) -> None:
+def check(directory: Path, require_cross_page: bool | None, strict: bool, as_json: bool) -> None:
     """Re-derive every label from the construction evidence.
 
     Findings (each naming query, document and condition): evidence pages outside the
@@ -392,6 +413,8 @@ def check(directory: Path, require_cross_page: bool, strict: bool, as_json: bool
                 f" / {f.condition_id}" if f.condition_id else ""
             )
             click.echo(f"  {f.kind}: {where}: {f.detail}")
+        if hint := rep.hint(str(directory)):
+            click.echo(hint)
     if strict and rep.findings:
         first = rep.findings[0]
         raise InputError(
