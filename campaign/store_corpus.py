@@ -68,14 +68,23 @@ def has_table(con: Connection, table: str) -> bool:
     return bool(row and row[0])
 
 
-def extraction_totals(con: Connection) -> list[tuple[Any, ...]]:
-    """(source, documents, pages expected, pages extracted) by source; [] before any
-    extraction record."""
+SKIPPED_SUFFIX = "(skipped)"  # expected_from of a file that gave no document ("pdf (skipped)")
+
+
+def page_totals(con: Connection) -> list[tuple[Any, ...]]:
+    """(source, documents, documents skipped, pages expected, pages stored, pages
+    extracted, pages of skipped files) by source; [] before any extraction record.
+    Stored pages are the pages table's rows of the source's documents (blank ones too)."""
     if not has_table(con, "extraction"):
         return []
     return con.execute(
-        "SELECT source, count(*), sum(pages_expected), sum(pages_extracted) FROM extraction "
-        "GROUP BY source ORDER BY source"
+        "WITH stored AS (SELECT doc_id, count(*) AS n FROM pages GROUP BY doc_id), "
+        "e AS (SELECT *, expected_from LIKE ? AS skipped FROM extraction) "
+        "SELECT e.source, count(*) FILTER (WHERE NOT skipped), count(*) FILTER (WHERE skipped), "
+        "sum(e.pages_expected), sum(CASE WHEN skipped THEN 0 ELSE coalesce(stored.n, 0) END), "
+        "sum(e.pages_extracted), sum(CASE WHEN skipped THEN e.pages_expected ELSE 0 END) "
+        "FROM e LEFT JOIN stored USING (doc_id) GROUP BY e.source ORDER BY e.source",
+        [f"%{SKIPPED_SUFFIX}"],
     ).fetchall()
 
 

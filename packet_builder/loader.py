@@ -306,9 +306,31 @@ def _replace_queries(con: Any, query_list: list[Query]) -> None:
 
 
 def status(project: Project) -> dict[str, int]:
-    """Counts for `evaudit status` (gold = grade n, subset = 1..n-1)."""
+    """Counts for `evaudit status` (gold = grade n, subset = 1..n-1). `pages` are the stored
+    pages; with extraction records, the page kinds `ingest` and `gate` report follow it
+    (source_gate.page_kinds: pages_expected, pages_extracted, pages_empty, pages_skipped,
+    summed over sources)."""
+    from campaign import store_corpus
+
     with store.connect(project.store_path, read_only=True) as con:
-        return store_load.status_counts(con)
+        counts = store_load.status_counts(con)
+        totals = store_corpus.page_totals(con)
+    if not totals:
+        return counts
+    sums = [sum(int(r[i] or 0) for r in totals) for i in range(1, 7)]
+    _docs, _skipped_docs, expected, stored, extracted, skipped = sums
+    kinds = {
+        "pages_expected": expected,
+        "pages_extracted": extracted,
+        "pages_empty": stored - extracted,
+        "pages_skipped": skipped,
+    }
+    out: dict[str, int] = {}
+    for key, value in counts.items():
+        out[key] = value
+        if key == "pages":
+            out.update(kinds)
+    return out
 
 
 def stored_queries(project: Project) -> list[Query]:

@@ -84,6 +84,7 @@ def test_max_targets_seeded_and_recorded(proj: Path) -> None:
     a = _build(proj, "--name", "a", *CHALLENGE, "--max-targets", "4", "--seed", "3")
     b = _build(proj, "--name", "b", *CHALLENGE, "--max-targets", "4", "--seed", "3")
     sel = a["target_selection"]
+    assert b["target_selection"] == sel
     assert (sel["targets_found"], sel["targets_taken"]) == (found, 4)
     assert sum(r["taken"] for r in sel["bands"]) == 4
     assert sum(r["targets"] for r in sel["bands"]) == found

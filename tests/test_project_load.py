@@ -132,6 +132,11 @@ def test_load_and_status(project: Path, bench: dict[str, Path]) -> None:
     assert status == {
         "documents": 3,
         "pages": 6,
+        # the page kinds ingest and gate name, from the same extraction records
+        "pages_expected": 6,
+        "pages_extracted": 6,
+        "pages_empty": 0,
+        "pages_skipped": 0,
         "queries": 2,
         "conditions": 5,
         "qrels": 4,

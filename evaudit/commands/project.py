@@ -16,6 +16,33 @@ _JSON = click.option(
 )
 
 
+def _error_json(exc: InputError) -> dict[str, object]:
+    """An InputError as the one JSON object `ingest --json` prints when it fails."""
+    problems = getattr(exc, "problems", [exc])
+    return {
+        "error": exc.render(),
+        "problems": [
+            {"message": e.message, "file": e.file, "line": e.line, "hint": e.hint} for e in problems
+        ],
+    }
+
+
+def _pages_line(src: str, e: dict[str, object]) -> str:
+    """One source's page kinds (packet_builder.source_gate.page_kinds) on one line."""
+    from packet_builder.source_gate import source_label
+
+    rate = e["rate"]
+    shown = "n/a" if rate is None else f"{100 * float(rate):.2f}%"  # type: ignore[arg-type]
+    line = (
+        f"  source {source_label(src)}: {e['pages_expected']} pages in the files, "
+        f"{e['pages_stored']} stored ({e['pages_extracted']} extracted with text, "
+        f"{e['pages_empty']} empty), {e['pages_skipped']} in skipped files"
+    )
+    if e["pages_missing"]:
+        line += f", {e['pages_missing']} missing"
+    return line + f"; extraction rate {shown}"
+
+
 @click.command()
 @_DIR
 @click.option(
@@ -136,6 +163,11 @@ def init(
     help="Any skipped or repaired PDF, or any --manifest finding, is an error (exit 2) and "
     "nothing is written.",
 )
+@click.option(
+    "--recursive/--no-recursive", default=True, show_default=True,
+    help="--pdf-dir: also read the PDFs of its subfolders (hidden ones excepted); the "
+    "document id stays the file name without .pdf.",
+)  # fmt: skip
 @_JSON
 def ingest(
     directory: Path,
@@ -149,37 +181,47 @@ def ingest(
     workers: int | None,
     manifest: Path | None,
     strict: bool,
+    recursive: bool,
     as_json: bool,
 ) -> None:
     """Ingest corpus pages into the project (unchanged files are skipped by hash).
 
     PDFs that cannot be read, are encrypted, empty or have no text layer are skipped;
     one PyMuPDF could open only by repairing it is kept with a warning. Both are listed
-    (`--json`: "skipped" [{file, reason}], "repaired" [{file, warning}])."""
+    (`--json`: "skipped" [{file, reason}], "repaired" [{file, warning}]). Page counts
+    name each kind: pages in the files, stored, extracted (with text), empty, in
+    skipped files. Under --json a failure is one JSON object too ({"error", "problems"}),
+    with the one-line error on stderr and a non-zero exit."""
     from campaign.project import open_project
     from packet_builder.ingest import ingest as run_ingest
 
-    report = run_ingest(
-        open_project(directory),
-        pdf_dir=pdf_dir,
-        ocr_dir=ocr_dir,
-        pages_file=pages_file,
-        beir_dir=beir_dir,
-        trec_docs=trec_docs,
-        mineru_dir=mineru_dir,
-        source=source,
-        workers=workers,
-        progress=progress_bar(quiet=as_json),
-        strict=strict,
-        manifest=manifest,
-    )
+    try:
+        report = run_ingest(
+            open_project(directory),
+            pdf_dir=pdf_dir,
+            ocr_dir=ocr_dir,
+            pages_file=pages_file,
+            beir_dir=beir_dir,
+            trec_docs=trec_docs,
+            mineru_dir=mineru_dir,
+            source=source,
+            workers=workers,
+            progress=progress_bar(quiet=as_json),
+            strict=strict,
+            manifest=manifest,
+            recursive=recursive,
+        )
+    except InputError as exc:
+        if as_json:
+            emit_json(_error_json(exc))
+        raise
     if as_json:
         emit_json(report.to_json())
         return
     if report.manifest is not None:
         click.echo(report.manifest.to_text())
     click.echo(
-        f"ingested {report.documents} documents ({report.pages} pages); "
+        f"ingested {report.documents} documents ({report.pages} pages stored); "
         f"{report.unchanged} unchanged; {len(report.skipped)} skipped"
         + (f"; {len(report.repaired)} repaired" if report.repaired else "")
     )
@@ -188,11 +230,7 @@ def ingest(
     for r in report.repaired:
         click.echo(f"  warning: {r['file']}: {r['warning']}")
     for src, e in sorted(report.extraction.items()):
-        rate = "n/a" if e["rate"] is None else f"{100 * e['rate']:.2f}%"
-        click.echo(
-            f"  source {src or '(none)'}: {e['pages_extracted']}/{e['pages_expected']} "
-            f"pages extracted ({rate})"
-        )
+        click.echo(_pages_line(src, e))
 
 
 def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
@@ -330,6 +368,10 @@ def status(directory: Path, as_json: bool) -> None:
         emit_json(counts)
         return
     click.echo(table([(k, v) for k, v in counts.items()], ["what", "count"]))
+    click.echo(
+        "pages: stored in the store; pages_expected: in the source files; pages_extracted: "
+        "stored with text; pages_empty: stored without text; pages_skipped: in skipped files"
+    )
 
 
 @click.command()
@@ -356,7 +398,7 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
     and records the removal in the store (--log prints it)."""
     from campaign.project import open_project
     from packet_builder.source_gate import gate as run_gate
-    from packet_builder.source_gate import log
+    from packet_builder.source_gate import log, source_label
 
     project = open_project(directory)
     if show_log:
@@ -366,7 +408,7 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
             return
         for e in entries:
             counts = ", ".join(f"{k} {len(v)}" for k, v in e["removed"].items())
-            names = ", ".join(s["source"] for s in e["failing"])
+            names = ", ".join(source_label(s["source"]) for s in e["failing"])
             click.echo(f"#{e['seq']} {e['applied_at']} min rate {e['min_rate']}: {names}: {counts}")
         return
     rep = run_gate(project, min_rate, apply)
@@ -374,11 +416,13 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
         emit_json(rep.to_json())
         return
     rows = [
-        [s.source or "(none)", s.documents, s.pages_extracted, s.pages_expected,
+        [source_label(s.source), s.documents, s.pages_expected, s.pages_stored,
+         s.pages_extracted, s.pages_stored - s.pages_extracted, s.pages_skipped,
          "n/a" if s.rate is None else f"{100 * s.rate:.2f}%", "pass" if s.passed else "FAIL"]
         for s in rep.sources
     ]  # fmt: skip
-    click.echo(table(rows, ["source", "documents", "extracted", "expected", "rate", "gate"]))
+    heads = ["source", "documents", "pages in files", "stored", "extracted", "empty"]
+    click.echo(table(rows, [*heads, "in skipped files", "rate", "gate"]))
     if rep.applied:
         click.echo("removed " + ", ".join(f"{k} {v}" for k, v in rep.removed["counts"].items()))
 
