@@ -113,8 +113,10 @@ def test_size_printed_before_written(proj: Path) -> None:
     assert plan.expected_minutes == pytest.approx(plan.conditions * 30 / 60)
     assert report.to_json()["size"] == plan.to_json()
     res = run_cli("packet", "build", proj, "--name", "txt", "--per-stratum", "1", "--dry-run")
-    assert "expected annotation time" in res.stderr and "nothing written" in res.stdout
+    assert "expected annotation time" in res.stdout and "nothing written" in res.stdout
     assert "txt.json" not in _files(proj)
+    res = run_cli("packet", "build", proj, "--name", "txt", "--per-stratum", "1")
+    assert "expected annotation time" in res.stderr and "built txt" in res.stdout
 
 
 def test_oversize_refused_with_a_fix_that_works(proj: Path) -> None:

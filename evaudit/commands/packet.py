@@ -144,7 +144,9 @@ def build_cmd(
         max_packet_mb=max_packet_mb,
         seconds_per_condition=seconds_per_condition,
     )
-    announce = None if as_json else (lambda plan: click.echo(plan.line(), err=True))
+    # --dry-run prints the same figures on stdout; --json carries them in "size"
+    quiet = as_json or dry_run
+    announce = None if quiet else (lambda plan: click.echo(plan.line(), err=True))
     report = build_packet(
         open_project(project_dir), spec, progress_bar(quiet=as_json), announce, dry_run
     )
