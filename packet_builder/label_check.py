@@ -10,6 +10,7 @@ graded n-1 whose n evidenced conditions share one page), so the fix can be sugge
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,8 +50,27 @@ class CheckReport:
         )
 
 
-def _mismatches(findings: list[Finding]) -> int:
+def _mismatches(findings: Sequence[Finding]) -> int:
     return sum(1 for f in findings if f.kind == "grade_mismatch")
+
+
+def explained_by_cross_page(
+    conds: Mapping[str, Sequence[str]],
+    grades: Mapping[tuple[str, str], int],
+    evidence: Mapping[tuple[str, str, str], Sequence[int]],
+    n_pages: Mapping[str, int],
+    findings: Sequence[Finding],
+) -> int:
+    """How many grade_mismatch findings (of a check without the requirement) the
+    cross-page requirement would explain. Only those pairs can change, so only they are
+    checked again (a second pass over the whole benchmark would double load's check)."""
+    pairs = {(f.query_id, f.doc_id) for f in findings if f.kind == "grade_mismatch"}
+    if not pairs:
+        return 0
+    sub_grades = {k: g for k, g in grades.items() if k in pairs}
+    sub_ev = {k: p for k, p in evidence.items() if (k[0], k[1]) in pairs}
+    strict = check_labels(conds, sub_grades, sub_ev, n_pages, require_cross_page=True)
+    return len(pairs) - _mismatches(strict)
 
 
 def check(project: Project, *, require_cross_page: bool | None = None) -> CheckReport:
@@ -69,10 +89,9 @@ def check(project: Project, *, require_cross_page: bool | None = None) -> CheckR
         raise InputError("no queries loaded", file=project.store_path, hint="run `evaudit load`")
     required = recorded if require_cross_page is None else require_cross_page
     findings = check_labels(conds, grades, evidence, n_pages, require_cross_page=required)
-    explained = 0
-    if not required:
-        strict = check_labels(conds, grades, evidence, n_pages, require_cross_page=True)
-        explained = _mismatches(findings) - _mismatches(strict)
+    explained = (
+        0 if required else explained_by_cross_page(conds, grades, evidence, n_pages, findings)
+    )
     pairs = len(set(grades) | {(q, d) for q, d, _c in evidence})
     source = "load" if require_cross_page is None or require_cross_page == recorded else "flag"
     return CheckReport(pairs, findings, required, source, explained)
