@@ -95,13 +95,13 @@ def refuse_oversize(plan: PacketPlan, controls: int = 0) -> None:
         return
     fit = max(1, math.floor(plan.items * plan.max_packet_mb / plan.packet_mb))
     if plan.kind == "challenge":
-        fix = f"pass --max-targets {max(1, fit - controls)} (about {fit} items fit)"
+        fix = f"pass --max-targets {max(1, fit - controls)} (about {fit} items fit), or raise"
     elif plan.kind == "initial":
-        fix = f"lower --total or --per-stratum (about {fit} pairs fit)"
-    else:
-        fix = f"split the queue into smaller queues (about {fit} pairs fit per packet)"
+        fix = f"lower --total or --per-stratum (about {fit} pairs fit), or raise"
+    else:  # the queue is checked against its repair plan, so it cannot be cut by hand
+        fix = "an adjudication packet holds its whole queue: lower --max-pages, or raise"
     raise InputError(
         f"packet {plan.name!r} would be {plan.packet_mb:.1f} MB ({plan.items} items), over "
         f"--max-packet-mb {plan.max_packet_mb:g}; nothing written",
-        hint=f"{fix}, or raise --max-packet-mb",
+        hint=f"{fix} --max-packet-mb",
     )

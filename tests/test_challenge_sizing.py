@@ -140,3 +140,12 @@ def test_bad_sizing_arguments(proj: Path) -> None:
     res = _build(proj, "--name", "x", "--per-stratum", "1", "--max-packet-mb", "0", expect=2)
     assert "--max-packet-mb 0 must be > 0" in res.stderr
     assert _files(proj) == before
+
+
+def test_oversize_initial_names_its_own_fix(proj: Path) -> None:
+    before = _files(proj)
+    res = _build(proj, "--name", "big", "--per-stratum", "2", "--max-packet-mb", "0.001", expect=2)
+    assert "lower --total or --per-stratum (about 1 pairs fit), or raise --max-packet-mb" in (
+        res.stderr
+    )
+    assert _files(proj) == before
