@@ -22,6 +22,7 @@ from typing import Any
 
 from audit_app.session import AnnotatorSession, ItemState
 from campaign.project import Project
+from campaign.simulated import record_simulated
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer
 from vocabulary.textnorm import is_nontrivial, normalize, normalize_with_map, quote_in_page
@@ -69,6 +70,7 @@ def simulate(
         for name in annotators
     )
     saved = {annotators[0]: 0, annotators[1]: 0}
+    record_simulated(project, packet_id, annotators)  # `annotator list` marks them
     for item_id in first.packet.item_ids:
         pools = first.packet.pools(item_id)
         a: dict[str, ConditionAnswer] = {}
@@ -229,6 +231,7 @@ def simulate_panel(
     if p_contested is None:
         p_contested = CONTESTED_DEFAULT.get(packet.kind, 0.3)
     saved = dict.fromkeys(annotators, 0)
+    record_simulated(project, packet_id, annotators)  # `annotator list` marks them
     for item in packet.items:
         item_id = str(item["item_id"])
         answers: dict[str, dict[str, ConditionAnswer]] = {name: {} for name in annotators}

@@ -68,14 +68,23 @@ def has_table(con: Connection, table: str) -> bool:
     return bool(row and row[0])
 
 
-def extraction_totals(con: Connection) -> list[tuple[Any, ...]]:
-    """(source, documents, pages expected, pages extracted) by source; [] before any
-    extraction record."""
+SKIPPED_SUFFIX = "(skipped)"  # expected_from of a file that gave no document ("pdf (skipped)")
+
+
+def page_totals(con: Connection) -> list[tuple[Any, ...]]:
+    """(source, documents, documents skipped, pages expected, pages stored, pages
+    extracted, pages of skipped files) by source; [] before any extraction record.
+    Stored pages are the pages table's rows of the source's documents (blank ones too)."""
     if not has_table(con, "extraction"):
         return []
     return con.execute(
-        "SELECT source, count(*), sum(pages_expected), sum(pages_extracted) FROM extraction "
-        "GROUP BY source ORDER BY source"
+        "WITH stored AS (SELECT doc_id, count(*) AS n FROM pages GROUP BY doc_id), "
+        "e AS (SELECT *, expected_from LIKE ? AS skipped FROM extraction) "
+        "SELECT e.source, count(*) FILTER (WHERE NOT skipped), count(*) FILTER (WHERE skipped), "
+        "sum(e.pages_expected), sum(CASE WHEN skipped THEN 0 ELSE coalesce(stored.n, 0) END), "
+        "sum(e.pages_extracted), sum(CASE WHEN skipped THEN e.pages_expected ELSE 0 END) "
+        "FROM e LEFT JOIN stored USING (doc_id) GROUP BY e.source ORDER BY e.source",
+        [f"%{SKIPPED_SUFFIX}"],
     ).fetchall()
 
 
@@ -170,12 +179,12 @@ def replace_page_ocr(con: Connection, doc_ids: list[str], rows: Any) -> None:
 
 
 def ocr_totals(con: Connection) -> dict[str, int]:
-    """source -> pages whose text OCR made, for the extraction gate."""
+    """source -> pages whose text OCR made (at least one word), for the extraction gate."""
     if not (has_table(con, "page_ocr") and has_table(con, "extraction")):
         return {}
     rows = con.execute(
         "SELECT e.source, count(*) FROM page_ocr o JOIN extraction e USING (doc_id) "
-        "GROUP BY e.source"
+        "WHERE o.words > 0 GROUP BY e.source"
     ).fetchall()
     return {str(src): int(n) for src, n in rows}
 

@@ -128,3 +128,18 @@ def graded_scale(con: Connection) -> tuple[str, list[tuple[Any, ...]]] | None:
     if row is None:
         return None
     return row[0], con.execute("SELECT query_id, doc_id, grade FROM graded_qrels").fetchall()
+
+
+CROSS_PAGE_KEY = "require_cross_page"  # meta key: "true" when golds must be cross-page
+
+
+def require_cross_page(con: Connection) -> bool:
+    """Whether the loaded benchmark requires cross-page golds (`load --require-cross-page`)."""
+    row = con.execute("SELECT value FROM meta WHERE key = ?", [CROSS_PAGE_KEY]).fetchone()
+    return row is not None and row[0] == "true"
+
+
+def set_require_cross_page(con: Connection, value: bool) -> None:
+    """Record the benchmark's cross-page requirement, for `check` and `load`'s check."""
+    con.execute("DELETE FROM meta WHERE key = ?", [CROSS_PAGE_KEY])
+    con.execute("INSERT INTO meta VALUES (?, ?)", [CROSS_PAGE_KEY, "true" if value else "false"])

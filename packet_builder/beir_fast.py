@@ -22,6 +22,7 @@ from typing import Any
 from campaign import store, store_corpus
 from campaign.project import Project, now_iso
 from packet_builder.arrow_jsonl import arrow_jsonl
+from packet_builder.source_gate import page_kinds
 
 # The whole corpus is held in memory (about 5x the file); a larger file is streamed by
 # the per-line reader in batches instead.
@@ -117,7 +118,5 @@ def write_columns(
     with store.transaction(project.store_path) as con:
         store_corpus.replace_corpus_tables(con, new_docs, new_pages, new_extraction)
     got = sum(extracted)
-    summary = {
-        source: {"documents": n, "pages_expected": n, "pages_extracted": got, "rate": got / n}
-    }
+    summary = {source: page_kinds(n, 0, n, n, got, 0)}  # one stored page per entry
     return n, n, unchanged, summary

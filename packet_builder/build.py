@@ -9,7 +9,7 @@ give byte-identical files.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,9 +24,17 @@ from packet_builder.benchmark_view import (
     read_run,
     run_names,
 )
-from packet_builder.blinding import BuiltCondition, BuiltItem, blind
-from packet_builder.challenge import promotions, split_targets
+from packet_builder.blinding import BuiltCondition, BuiltItem, blind, packet_bytes
+from packet_builder.challenge import cap_targets, promotions, split_targets
 from packet_builder.leaks import ordinary_values
+from packet_builder.packet_size import (
+    DEFAULT_MAX_PACKET_MB,
+    DEFAULT_SECONDS_PER_CONDITION,
+    PacketPlan,
+    check_limits,
+    plan_for,
+    refuse_oversize,
+)
 from packet_builder.packets import PacketRow, check_name, earlier_packets, register
 from packet_builder.pools import build_pool, expect_targets
 from packet_builder.queue_check import check_queue
@@ -69,6 +77,11 @@ class BuildSpec:
     # None = finalize-output when an audited stage exists) and the releases it covers
     qrels_from: str | None = None
     releases: Sequence[str] = ()
+    # challenge: at most this many targets, stratified by contrast reduction (challenge.cap_targets)
+    max_targets: int | None = None
+    # every kind: refuse a packet over this size; the time estimate's stated assumption
+    max_packet_mb: float = DEFAULT_MAX_PACKET_MB
+    seconds_per_condition: float = DEFAULT_SECONDS_PER_CONDITION
 
     def page_bounds(self) -> tuple[int, int]:
         if self.kind == "initial":
@@ -93,6 +106,8 @@ class BuildSpec:
         else:
             out.update(base=self.base, variant=self.variant, k=self.k, controls=self.controls)
             out.update(qrels_from=self.qrels_from, releases=list(self.releases))
+            if self.max_targets is not None:  # absent otherwise: earlier keys stay byte-stable
+                out["max_targets"] = self.max_targets
         return out
 
 
@@ -111,20 +126,33 @@ class Selection:
 
 @dataclass
 class BuildResult:
-    row: PacketRow
+    row: PacketRow | None  # None: a --dry-run, nothing written
     packet: dict[str, Any]
     key: dict[str, Any]
     summary: list[dict[str, object]]
+    plan: PacketPlan | None = None
 
     def to_json(self) -> dict[str, Any]:
         conds = [c for it in self.packet["items"] for c in it["conditions"]]
-        return {
-            **self.row.to_json(),
+        sampling = self.key.get("sampling") or {}
+        head: dict[str, Any] = (
+            self.row.to_json()
+            if self.row is not None
+            else {"name": self.packet["packet_id"], "kind": self.packet["kind"]}
+            | {"n_items": len(self.packet["items"]), "path": None, "key_path": None}
+        )
+        out = {
+            **head,
+            "written": self.row is not None,
             "conditions": len(conds),
             "page_contexts": sum(len(c["pages"]) for c in conds),
-            "allocation": (self.key.get("sampling") or {}).get("allocation"),
+            "allocation": sampling.get("allocation"),
             "summary": self.summary,
+            "size": self.plan.to_json() if self.plan else None,
         }
+        if "target_selection" in sampling:
+            out["target_selection"] = sampling["target_selection"]
+        return out
 
 
 def _check_spec(spec: BuildSpec) -> None:
@@ -145,6 +173,12 @@ def _check_spec(spec: BuildSpec) -> None:
         raise InputError("--kind challenge needs --base RUN and --variant RUN")
     if spec.kind == "challenge" and (spec.k < 1 or spec.controls < 0):
         raise InputError("--k must be >= 1 and --controls >= 0")
+    if spec.max_targets is not None and (spec.kind != "challenge" or spec.max_targets < 1):
+        raise InputError(
+            f"--max-targets {spec.max_targets} needs --kind challenge and N >= 1",
+            hint="give --kind challenge --max-targets N with N >= 1, or leave it out",
+        )
+    check_limits(spec.max_packet_mb, spec.seconds_per_condition)
 
 
 def select_initial(spec: BuildSpec, bench: Benchmark, salt: str) -> Selection:
@@ -282,6 +316,18 @@ def select_challenge(
     n = {q: query.n for q, query in bench.queries.items()}
     promos = promotions(grades, n, runs[spec.base], runs[spec.variant], spec.k)
     targets, neutral = split_targets(promos)
+    selection: dict[str, Any] | None = None
+    if spec.max_targets is not None and targets:
+        found = len(targets)
+        targets, bands = cap_targets(targets, spec.max_targets, salt)
+        selection = {
+            "max_targets": spec.max_targets,
+            "targets_found": found,
+            "targets_taken": len(targets),
+            "method": "equal-count bands of contrast reduction; proportional "
+            "(largest remainder); lowest salted hash within a band",
+            "bands": [b.to_json() for b in bands],
+        }
     neutral.sort(key=lambda p: salted_hash(salt, "control", p.query_id, p.doc_id))
     if len(neutral) < spec.controls:
         raise InputError(
@@ -307,7 +353,7 @@ def select_challenge(
         {"status": "target", "pairs": len(targets)},
         {"status": "control", "pairs": min(spec.controls, len(neutral))},
     ]
-    return Selection(pairs, summary=summary)
+    return Selection(pairs, {"target_selection": selection} if selection else None, summary)
 
 
 def make_routes(
@@ -336,7 +382,19 @@ def target_for(query: Query, doc_id: str, cond: Condition) -> Target:
     )
 
 
-def build(project: Project, spec: BuildSpec, progress: Progress = no_progress) -> BuildResult:
+Announce = Callable[[PacketPlan], None]
+
+
+def build(
+    project: Project,
+    spec: BuildSpec,
+    progress: Progress = no_progress,
+    announce: Announce | None = None,
+    dry_run: bool = False,
+) -> BuildResult:
+    """Build packet `spec.name` in memory, measure it (`announce` sees the plan before
+    anything is written), refuse it over `spec.max_packet_mb`, then register it
+    (not with `dry_run`)."""
     _check_spec(spec)
     check_name(project, spec.name)
     salt = salt_for(spec.seed)
@@ -368,7 +426,10 @@ def build(project: Project, spec: BuildSpec, progress: Progress = no_progress) -
                 )
             targeted, spec.qrels_from = challenge_qrels(project, bench.qrels, spec.qrels_from)
             selection = select_challenge(spec, bench, salt, runs, targeted)
-            selection.sampling = describe(targeted, spec.qrels_from)
+            selection.sampling = {
+                **describe(targeted, spec.qrels_from),
+                **(selection.sampling or {}),
+            }
         corpus = read_corpus(con)
     missing = sorted({d for _q, d, *_ in selection.pairs if not corpus.shown_pages(d)})
     if missing:
@@ -418,5 +479,16 @@ def build(project: Project, spec: BuildSpec, progress: Progress = no_progress) -
         spec.name, spec.kind, items, salt, corpus.page_text, params, selection.sampling
     )
     key["leak_check"] = {"ordinary_values": ordinary_values(key, corpus.vocabulary())}
-    row = register(project, packet, key, params)
-    return BuildResult(row, packet, key, selection.summary)
+    plan = plan_for(
+        spec.name,
+        spec.kind,
+        packet,
+        len(packet_bytes(packet)),
+        spec.seconds_per_condition,
+        spec.max_packet_mb,
+    )
+    if announce is not None:
+        announce(plan)
+    refuse_oversize(plan, spec.controls if spec.kind == "challenge" else 0)
+    row = None if dry_run else register(project, packet, key, params)
+    return BuildResult(row, packet, key, selection.summary, plan)

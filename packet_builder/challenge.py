@@ -106,3 +106,61 @@ def split_targets(promos: Sequence[Promotion]) -> tuple[list[Promotion], list[Pr
     targets = [p for p in promos if p.delta < -EPS]
     neutral = [p for p in promos if abs(p.delta) <= EPS]
     return targets, neutral
+
+
+BANDS = 4  # equal-count bands of contrast reduction (quartiles) for --max-targets
+
+
+@dataclass(frozen=True)
+class TargetBand:
+    """One band of targets by how much each alone lowers the contrast, and what was taken."""
+
+    band: int  # 1 = the largest reductions
+    targets: int
+    taken: int
+    reduction_max: float  # -delta of the band's first (largest) target
+    reduction_min: float
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "band": self.band,
+            "targets": self.targets,
+            "taken": self.taken,
+            "reduction_max": self.reduction_max,
+            "reduction_min": self.reduction_min,
+        }
+
+
+def cap_targets(
+    targets: Sequence[Promotion], max_targets: int, salt: str, bands: int = BANDS
+) -> tuple[list[Promotion], list[TargetBand]]:
+    """At most `max_targets` targets, stratified by how much each can move the contrast.
+
+    Targets are ranked by their contrast reduction (-delta; largest first, ties by query
+    and document id) and cut into `bands` consecutive bands of equal count (the first
+    bands take one more when the count does not divide). `max_targets` is shared among
+    the bands in proportion to their size by largest remainder (`sampling.proportional`),
+    and within a band the targets with the lowest salted hash of (seed, query, document)
+    are taken, so the same seed takes the same targets. Fewer targets than the cap: all
+    of them, in one band per target count. Returned in the input order."""
+    from packet_builder.sampling import proportional, salted_hash
+
+    ranked = sorted(targets, key=lambda p: (p.delta, p.query_id, p.doc_id))
+    if max_targets >= len(ranked):
+        groups = [ranked]
+    else:
+        size, extra = divmod(len(ranked), min(bands, len(ranked)))
+        groups, start = [], 0
+        for i in range(min(bands, len(ranked))):
+            end = start + size + (1 if i < extra else 0)
+            groups.append(ranked[start:end])
+            start = end
+    quota = proportional({(f"{i:04d}",): len(g) for i, g in enumerate(groups)}, max_targets)
+    keep: set[tuple[str, str]] = set()
+    summary: list[TargetBand] = []
+    for i, group in enumerate(groups):
+        take = min(len(group), quota[(f"{i:04d}",)])
+        chosen = sorted(group, key=lambda p: salted_hash(salt, "target", p.query_id, p.doc_id))
+        keep.update((p.query_id, p.doc_id) for p in chosen[:take])
+        summary.append(TargetBand(i + 1, len(group), take, -group[0].delta, -group[-1].delta))
+    return [p for p in targets if (p.query_id, p.doc_id) in keep], summary

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,22 +151,37 @@ class ManifestReport:
         return "\n".join(lines)
 
 
-def _local(row: ManifestRow, manifest: Path, pdf_dir: Path | None, base: Path) -> Path:
+def _local(
+    row: ManifestRow,
+    manifest: Path,
+    pdf_dir: Path | None,
+    base: Path,
+    pdf_files: Mapping[str, Path] | None = None,
+) -> Path:
     if row.file is not None:
         return manifest.parent / row.file
+    if pdf_files is not None and row.doc_id in pdf_files:
+        return pdf_files[row.doc_id]
     if pdf_dir is not None:
         return pdf_dir / f"{row.doc_id}.pdf"
     name = Path(unquote(urlparse(row.url).path)).name or row.doc_id
     return base / name
 
 
-def check_manifest(manifest: Path, *, pdf_dir: Path | None, base: Path) -> ManifestReport:
-    """Hash every file the manifest names; `base` is the folder of the ingested input."""
+def check_manifest(
+    manifest: Path,
+    *,
+    pdf_dir: Path | None,
+    base: Path,
+    pdf_files: Mapping[str, Path] | None = None,
+) -> ManifestReport:
+    """Hash every file the manifest names; `base` is the folder of the ingested input;
+    `pdf_files` the PDFs `ingest --pdf-dir` found (doc_id -> file, subfolders included)."""
     rows = read_manifest(manifest)
     rep = ManifestReport(manifest=str(manifest), rows=len(rows))
     named: set[Path] = set()
     for r in rows:
-        local = _local(r, manifest, pdf_dir, base)
+        local = _local(r, manifest, pdf_dir, base, pdf_files)
         named.add(local.resolve())
         entry = {"doc_id": r.doc_id, "url": r.url, "file": str(local)}
         if not local.is_file():
@@ -176,7 +192,9 @@ def check_manifest(manifest: Path, *, pdf_dir: Path | None, base: Path) -> Manif
             rep.differs.append(entry | {"expected": r.sha256, "actual": actual})
         else:
             rep.matched += 1
-    if pdf_dir is not None and pdf_dir.is_dir():
+    if pdf_files is not None:
+        rep.unlisted = sorted(str(p) for p in pdf_files.values() if p.resolve() not in named)
+    elif pdf_dir is not None and pdf_dir.is_dir():
         rep.unlisted = sorted(
             str(p) for p in pdf_dir.iterdir()
             if p.suffix.lower() == ".pdf" and p.is_file() and p.resolve() not in named

@@ -25,6 +25,7 @@ from typing import Any
 
 from campaign import store, store_corpus
 from campaign.project import Project, now_iso
+from campaign.store_corpus import SKIPPED_SUFFIX
 from packet_builder.corpus_manifest import ManifestReport, check_manifest
 from packet_builder.corpus_pages import DocPages
 from packet_builder.ingest_formats import (
@@ -218,26 +219,59 @@ def _check_doc_id(doc_id: str, where: Path) -> None:
         raise InputError(f"unusable document id {doc_id!r}", file=where, hint="rename the file")
 
 
+def _pdfs_in(folder: Path, recursive: bool) -> list[Path]:
+    """The .pdf files of a folder (and its subfolders, hidden ones excepted), sorted."""
+    found = folder.rglob("*") if recursive else folder.iterdir()
+    return sorted(
+        p
+        for p in found
+        if p.suffix.lower() == ".pdf"
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
+
+
+def find_pdfs(pdf_dir: Path, recursive: bool = True) -> dict[str, Path]:
+    """doc_id (the file stem) -> file of every PDF `ingest --pdf-dir` reads; subfolders
+    are searched unless `recursive` is off. Two files with one stem are an error."""
+    if not pdf_dir.is_dir():
+        raise InputError("PDF folder not found", file=pdf_dir)
+    files = _pdfs_in(pdf_dir, recursive)
+    if not files:
+        deeper = [] if recursive else _pdfs_in(pdf_dir, True)
+        if deeper:
+            raise InputError(
+                f"no .pdf files in folder ({len(deeper)} in its subfolders)",
+                file=pdf_dir,
+                hint="drop --no-recursive to ingest them",
+            )
+        where = "folder or its subfolders" if recursive else "folder"
+        raise InputError(f"no .pdf files in {where}", file=pdf_dir)
+    seen: dict[str, Path] = {}
+    for f in files:
+        _check_doc_id(f.stem, f)
+        if f.stem in seen:
+            raise InputError(
+                f"two files share the document id {f.stem!r} (also {seen[f.stem]})",
+                file=f,
+                hint="rename one: the document id is the file name without .pdf",
+            )
+        seen[f.stem] = f
+    return seen
+
+
 def collect_pdfs(
     pdf_dir: Path,
     known: dict[str, str],
     workers: int,
     progress: Progress,
     report: IngestReport,
+    recursive: bool = True,
     ocr: OcrConfig | None = None,
 ) -> list[DocPages]:
-    """The readable PDFs of a folder; fills `report`'s skipped, repaired and unchanged."""
-    if not pdf_dir.is_dir():
-        raise InputError("PDF folder not found", file=pdf_dir)
-    files = sorted(p for p in pdf_dir.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
-    if not files:
-        raise InputError("no .pdf files in folder", file=pdf_dir)
-    seen: dict[str, Path] = {}
-    for f in files:
-        _check_doc_id(f.stem, f)
-        if f.stem in seen:
-            raise InputError(f"two files share the document id {f.stem!r}", file=f)
-        seen[f.stem] = f
+    """The readable PDFs of a folder and, with `recursive`, its subfolders; fills
+    `report`'s skipped, repaired and unchanged."""
+    files = sorted(find_pdfs(pdf_dir, recursive).values())
     # Largest first so the pool does not end waiting on one big file.
     order = sorted(files, key=lambda p: -p.stat().st_size)
     tasks = [(str(f), known.get(f.stem), ocr) for f in order]
@@ -427,11 +461,13 @@ def write_documents(
     docs: Iterable[DocPages],
     extraction: Iterable[ExtractionRow] = (),
     source: str = "",
+    stored: dict[str, int] | None = None,
 ) -> tuple[int, int, list[ExtractionRow]]:
     """Replace each document's row, pages and extraction record (under `source`) in one
     transaction, `_BATCH` documents at a time, so `docs` may be a stream: a reader error
     in the middle rolls everything back. `extraction` adds records of files that gave
-    no document. Returns (documents, pages, every extraction row written)."""
+    no document. Returns (documents, pages, every extraction row written); `stored`
+    receives each written document's stored page count."""
     it = iter(docs)
     batch = list(itertools.islice(it, _BATCH))
     extra = list(extraction)
@@ -446,6 +482,8 @@ def write_documents(
             n_pages += _insert_batch(con, batch, stamp, source)
             n_docs += len(batch)
             rows += [d.extraction(source) for d in batch]
+            if stored is not None:
+                stored.update((d.doc_id, len(d.pages)) for d in batch)
             batch = list(itertools.islice(it, _BATCH))
     return n_docs, n_pages, rows
 
@@ -468,6 +506,7 @@ def ingest(
     ocr_lang: str = "eng",
     ocr_dpi: int = 300,
     ocr_min_confidence: float = 60.0,
+    recursive: bool = True,
 ) -> IngestReport:
     """Ingest one source. `strict`: any skipped or repaired file is an error, and then
     nothing is written (the check runs before the one store transaction). `source` names
@@ -475,7 +514,8 @@ def ingest(
     `manifest`: check the local files against (doc_id, url, sha256) rows first
     (packet_builder.corpus_manifest); with `strict` a finding is an error. `ocr`: how
     PDF pages without a text layer are read (packet_builder.ocr); pages whose OCR
-    confidence is under `ocr_min_confidence` are listed (an error with `strict`)."""
+    confidence is under `ocr_min_confidence` are listed (an error with `strict`).
+    `recursive`: `pdf_dir`'s subfolders are searched too."""
     given = (pdf_dir, ocr_dir, pages_file, beir_dir, trec_docs, mineru_dir)
     if sum(s is not None for s in given) != 1:
         raise InputError(
@@ -486,7 +526,8 @@ def ingest(
         # Checked before anything is read or written, so --strict leaves the store as it was.
         given_path = next(s for s in given if s is not None)
         base = given_path if given_path.is_dir() else given_path.parent
-        report.manifest = check_manifest(manifest, pdf_dir=pdf_dir, base=base)
+        pdf_files = find_pdfs(pdf_dir, recursive) if pdf_dir is not None else None
+        report.manifest = check_manifest(manifest, pdf_dir=pdf_dir, base=base, pdf_files=pdf_files)
         if strict and not report.manifest.ok:
             raise InputErrors(
                 [
@@ -504,7 +545,7 @@ def ingest(
             # An unchanged PDF whose pages OCR has not read yet is read again.
             for doc_id in _without_ocr(project, every_page=cfg.mode == "always"):
                 known.pop(doc_id, None)
-        docs = collect_pdfs(pdf_dir, known, n_workers, progress, report, cfg)
+        docs = collect_pdfs(pdf_dir, known, n_workers, progress, report, recursive, cfg)
     elif ocr_dir is not None:
         docs, report.unchanged = collect_ocr(ocr_dir, known)
     elif beir_dir is not None:
@@ -533,10 +574,11 @@ def ingest(
         )
     # A skipped PDF still counts against its source: its pages were expected, none came.
     skipped = [
-        (Path(x["file"]).stem, source, page_count(Path(x["file"])), 0, "pdf (skipped)")
+        (Path(x["file"]).stem, source, page_count(Path(x["file"])), 0, f"pdf {SKIPPED_SUFFIX}")
         for x in report.skipped
         if Path(x["file"]).suffix.lower() == ".pdf"
     ]
-    report.documents, report.pages, rows = write_documents(project, docs, skipped, source)
-    report.extraction = summary(rows)
+    stored: dict[str, int] = {}
+    report.documents, report.pages, rows = write_documents(project, docs, skipped, source, stored)
+    report.extraction = summary(rows, stored)
     return report

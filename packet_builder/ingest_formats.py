@@ -3,7 +3,7 @@ extraction summary an ingest reports."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -76,13 +76,21 @@ def page_count(path: Path) -> int:
         return 1
 
 
-def summary(rows: list[ExtractionRow]) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for _doc, src, expected, got, _from in rows:
-        s = out.setdefault(src, {"documents": 0, "pages_expected": 0, "pages_extracted": 0})
-        s["documents"] += 1
-        s["pages_expected"] += expected
-        s["pages_extracted"] += got
-    for s in out.values():
-        s["rate"] = s["pages_extracted"] / s["pages_expected"] if s["pages_expected"] else None
-    return out
+def summary(rows: list[ExtractionRow], stored: Mapping[str, int]) -> dict[str, dict[str, Any]]:
+    """Per source, the page kinds of what this ingest wrote (source_gate.page_kinds), from
+    its extraction rows and the pages it stored per document."""
+    from campaign.store_corpus import SKIPPED_SUFFIX
+    from packet_builder.source_gate import page_kinds
+
+    sums: dict[str, list[int]] = {}
+    for doc, src, expected, got, expected_from in rows:
+        s = sums.setdefault(src, [0, 0, 0, 0, 0, 0])
+        if expected_from.endswith(SKIPPED_SUFFIX):
+            s[1] += 1
+            s[5] += expected
+        else:
+            s[0] += 1
+            s[3] += stored.get(doc, 0)
+        s[2] += expected
+        s[4] += got
+    return {src: page_kinds(*v) for src, v in sums.items()}

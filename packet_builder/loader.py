@@ -32,7 +32,9 @@ class LoadResult:
     evidence_pages: int  # their page rows (one per listed page)
     runs: dict[str, int]
     graded: dict[str, Any] | None = None  # classic benchmarks: the grade scale and row counts
-    check: dict[str, int] | None = None  # counts of the cheap label checks (`evaudit check`)
+    check: dict[str, int] | None = None  # counts of `evaudit check` on what was stored
+    require_cross_page: bool = False  # the benchmark's requirement, as recorded
+    explained_by_cross_page: int = 0  # grade mismatches that requirement would explain
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -47,6 +49,8 @@ class LoadResult:
             out["graded"] = self.graded
         if self.check is not None:
             out["check"] = self.check
+            out["require_cross_page"] = self.require_cross_page
+            out["explained_by_cross_page"] = self.explained_by_cross_page
         return out
 
 
@@ -109,12 +113,14 @@ def load_benchmark(
     evidence: Path | None = None,
     runs: dict[str, Path] | None = None,
     classic: ClassicBenchmark | None = None,
+    require_cross_page: bool | None = None,
 ) -> LoadResult:
     """Load n-Clue files (queries, qrels, evidence) or a classic benchmark, and runs.
 
     A classic benchmark replaces queries, qrels and evidence: each relevant pair gets
     construction evidence on every page of its document (a classic label names the
-    document, not a page)."""
+    document, not a page). `require_cross_page` records the benchmark's requirement
+    (None keeps the recorded one); the label check then runs exactly as `evaudit check`."""
     runs = runs or {}
     docs = _corpus(project)
     if not docs:
@@ -135,8 +141,11 @@ def load_benchmark(
         qinfo = _stored_queries(project)
         if not qinfo:
             raise InputError("no queries loaded yet", hint="pass --queries Q.jsonl")
-        if qrels is None and evidence is None and not runs:
-            raise InputError("nothing to load", hint="pass --queries, --qrels, --evidence or --run")
+        if qrels is None and evidence is None and not runs and require_cross_page is None:
+            raise InputError(
+                "nothing to load",
+                hint="pass --queries, --qrels, --evidence, --run or --require-cross-page",
+            )
 
     qrel_df = None
     if qrels is not None:
@@ -218,12 +227,17 @@ def load_benchmark(
             )
         for name, df in run_frames.items():
             store_load.replace_run(con, name, df)
+        if require_cross_page is not None:
+            store_load.set_require_cross_page(con, require_cross_page)
     from packet_builder.label_check import check
 
-    # The cheap part of `evaudit check` on what is now stored (never refuses the load).
-    checked = check(project, cheap=True).to_json()["counts"]
+    # `evaudit check` itself on what is now stored (never refuses the load), so the two
+    # report the same counts.
+    checked = check(project)
     return LoadResult(
-        check=checked,
+        check=checked.to_json()["counts"],
+        require_cross_page=checked.require_cross_page,
+        explained_by_cross_page=checked.explained_by_cross_page,
         queries=len(query_list) if query_list is not None else 0,
         conditions=sum(q.n for q in query_list) if query_list is not None else 0,
         qrels=0 if qrel_df is None else len(qrel_df),
@@ -292,9 +306,31 @@ def _replace_queries(con: Any, query_list: list[Query]) -> None:
 
 
 def status(project: Project) -> dict[str, int]:
-    """Counts for `evaudit status` (gold = grade n, subset = 1..n-1)."""
+    """Counts for `evaudit status` (gold = grade n, subset = 1..n-1). `pages` are the stored
+    pages; with extraction records, the page kinds `ingest` and `gate` report follow it
+    (source_gate.page_kinds: pages_expected, pages_extracted, pages_empty, pages_skipped,
+    summed over sources)."""
+    from campaign import store_corpus
+
     with store.connect(project.store_path, read_only=True) as con:
-        return store_load.status_counts(con)
+        counts = store_load.status_counts(con)
+        totals = store_corpus.page_totals(con)
+    if not totals:
+        return counts
+    sums = [sum(int(r[i] or 0) for r in totals) for i in range(1, 7)]
+    _docs, _skipped_docs, expected, stored, extracted, skipped = sums
+    kinds = {
+        "pages_expected": expected,
+        "pages_extracted": extracted,
+        "pages_empty": stored - extracted,
+        "pages_skipped": skipped,
+    }
+    out: dict[str, int] = {}
+    for key, value in counts.items():
+        out[key] = value
+        if key == "pages":
+            out.update(kinds)
+    return out
 
 
 def stored_queries(project: Project) -> list[Query]:

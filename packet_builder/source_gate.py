@@ -24,6 +24,41 @@ from campaign.project import Project, now_iso
 from vocabulary.errors import InputError
 
 ExtractionRow = tuple[str, str, int, int, str]  # doc_id, source, expected, extracted, from
+NONE_LABEL = "(none)"  # how text output names the documents ingested without --source
+
+
+def source_label(source: str) -> str:
+    return source or NONE_LABEL
+
+
+def page_kinds(
+    documents: int,
+    documents_skipped: int,
+    expected: int,
+    stored: int,
+    extracted: int,
+    skipped: int,
+) -> dict[str, Any]:
+    """One source's page counts, each kind named, as ingest, gate and status report them.
+
+    pages_expected: pages in the source files (a PDF's page count, MinerU's pdf_info, one
+    per BEIR/TREC entry), skipped files included; pages_stored: pages written to the
+    store; pages_extracted: stored pages with non-blank text (what the gate rates);
+    pages_empty: stored pages without text; pages_skipped: pages of files skipped whole
+    (unreadable, encrypted, no text layer); pages_missing: expected pages neither stored
+    nor skipped (an output with fewer pages than its PDF). So expected = stored + skipped
+    + missing and stored = extracted + empty."""
+    return {
+        "documents": documents,
+        "documents_skipped": documents_skipped,
+        "pages_expected": expected,
+        "pages_stored": stored,
+        "pages_extracted": extracted,
+        "pages_empty": stored - extracted,
+        "pages_skipped": skipped,
+        "pages_missing": expected - stored - skipped,
+        "rate": extracted / expected if expected else None,
+    }
 
 
 def record(con: Any, rows: Iterable[ExtractionRow]) -> None:
@@ -44,22 +79,28 @@ class SourceRate:
     pages_expected: int
     pages_extracted: int
     passed: bool
+    documents_skipped: int = 0
+    pages_stored: int = 0
+    pages_skipped: int = 0
     ocr_pages: int = 0  # of pages_extracted, those whose text OCR made
 
     @property
     def rate(self) -> float | None:
         return self.pages_extracted / self.pages_expected if self.pages_expected else None
 
+    def kinds(self) -> dict[str, Any]:
+        return page_kinds(
+            self.documents,
+            self.documents_skipped,
+            self.pages_expected,
+            self.pages_stored,
+            self.pages_extracted,
+            self.pages_skipped,
+        )
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "documents": self.documents,
-            "pages_expected": self.pages_expected,
-            "pages_extracted": self.pages_extracted,
-            "ocr_pages": self.ocr_pages,
-            "rate": self.rate,
-            "passed": self.passed,
-        }
+        return {"source": self.source, **self.kinds(), "ocr_pages": self.ocr_pages,
+                "passed": self.passed}  # fmt: skip
 
 
 @dataclass
@@ -73,16 +114,22 @@ class GateReport:
     def failing(self) -> list[str]:
         return [s.source for s in self.sources if not s.passed]
 
+    def overall(self) -> dict[str, Any]:
+        """Every source's page kinds summed (page_kinds)."""
+        s = self.sources
+        return page_kinds(
+            sum(x.documents for x in s),
+            sum(x.documents_skipped for x in s),
+            sum(x.pages_expected for x in s),
+            sum(x.pages_stored for x in s),
+            sum(x.pages_extracted for x in s),
+            sum(x.pages_skipped for x in s),
+        )
+
     def to_json(self) -> dict[str, Any]:
-        overall_exp = sum(s.pages_expected for s in self.sources)
-        overall_ext = sum(s.pages_extracted for s in self.sources)
         return {
             "min_rate": self.min_rate,
-            "overall": {
-                "pages_expected": overall_exp,
-                "pages_extracted": overall_ext,
-                "rate": overall_ext / overall_exp if overall_exp else None,
-            },
+            "overall": self.overall(),
             "sources": [s.to_json() for s in self.sources],
             "failing": self.failing,
             "applied": self.applied,
@@ -91,13 +138,25 @@ class GateReport:
 
 
 def rates(con: Any, min_rate: float) -> list[SourceRate]:
-    rows = store_corpus.extraction_totals(con)
     out = []
-    for source, docs, expected, extracted in rows:
+    for (
+        source,
+        docs,
+        skipped_docs,
+        expected,
+        stored,
+        extracted,
+        skipped,
+    ) in store_corpus.page_totals(con):
         exp, ext = int(expected or 0), int(extracted or 0)
         # Exact: 98/100 passes a 0.98 gate whatever the float rounding of either side.
         passed = exp > 0 and Fraction(ext, exp) >= Fraction(str(min_rate))
-        out.append(SourceRate(str(source), int(docs), exp, ext, passed))
+        out.append(
+            SourceRate(
+                str(source), int(docs), exp, ext, passed, int(skipped_docs), int(stored or 0),
+                int(skipped or 0),
+            )
+        )  # fmt: skip
     return out
 
 

@@ -38,6 +38,34 @@ class QueryInfo:
     source: str = ""
 
 
+SAMPLED = "sampled"  # a stratified stage's pairs; a challenge's are "target" / "control"
+_SET_ORDER = {SAMPLED: 0, "target": 1, "control": 2}
+
+
+def _set_order(item: tuple[tuple[str, str, str], list[int]]) -> tuple[int, str, str, str]:
+    st, rel, src = item[0]
+    return _SET_ORDER.get(st, 3), st, rel, src
+
+
+def corrections_by_stage(stages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Corrections by audit stratum, stage by stage, each set (sampled / target / control)
+    apart with an `All` row when it spans more than one stratum. Counts, never rates
+    reweighted into a population estimate (the supplement's "Corrections by audit stratum")."""
+    rows: list[dict[str, Any]] = []
+    for st in stages:
+        cells = st["corrections_by_stratum"]
+        for name in dict.fromkeys(c["set"] for c in cells):
+            mine = [c for c in cells if c["set"] == name]
+            rows += [{"stage": st["stage"], **c} for c in mine]
+            if len(mine) > 1:
+                rows.append(
+                    {"stage": st["stage"], "set": name, "release": "All", "source": "",
+                     "reviewed": sum(c["reviewed"] for c in mine),
+                     "corrected": sum(c["corrected"] for c in mine)}
+                )  # fmt: skip
+    return rows
+
+
 def _tkey(old: int, new: int) -> str:
     return f"{old}->{new}"
 
@@ -78,11 +106,16 @@ def revise(
     for stage in stages:
         reviewed: dict[str, int] = {}
         by_status: dict[str, dict[str, int]] = {}
+        by_stratum: dict[tuple[str, str, str], list[int]] = {}
         changed = 0
         for r in stage.reviews:
             key = (r.query_id, r.doc_id)
             old = current.get(key, 0)
             new = old if r.new_grade is None else r.new_grade
+            info = queries[r.query_id]
+            cell = by_stratum.setdefault((r.status or SAMPLED, info.release, info.source), [0, 0])
+            cell[0] += 1
+            cell[1] += int(new != old)
             reviewed[_tkey(old, new)] = reviewed.get(_tkey(old, new), 0) + 1
             if r.status is not None:
                 row = by_status.setdefault(r.status, {})
@@ -99,6 +132,10 @@ def revise(
             "reviewed": len(stage.reviews),
             "changed": changed,
             "reviewed_transitions": _sort_transitions(reviewed),
+            "corrections_by_stratum": [
+                {"set": st, "release": rel, "source": src, "reviewed": n, "corrected": c}
+                for (st, rel, src), (n, c) in sorted(by_stratum.items(), key=_set_order)
+            ],
         }
         if by_status:  # a challenge: its targets and its blinded controls separately
             entry["reviewed_transitions_by_status"] = {
@@ -139,16 +176,18 @@ def revise(
         )
     detail = _detail(changes, queries)
     reviewed_keys = sorted({(r.query_id, r.doc_id) for s in stages for r in s.reviews})
-    changed_keys = {(c["query_id"], c["doc_id"]) for c in changes}
-    strata: dict[tuple[str, str], dict[str, Any]] = {}
-    for key in reviewed_keys:
-        info = queries[key[0]]
-        row = strata.setdefault(
-            (info.release, info.source),
-            {"release": info.release, "source": info.source, "sampled": 0, "corrected": 0},
-        )
-        row["sampled"] += 1
-        row["corrected"] += int(key in changed_keys)
+    # The stratified sample's own table: the audit stage's pairs and the corrections that
+    # stage made. A challenge's contrast-selected targets are not a sample of any stratum
+    # ("Do Current Retrievers Cover All the Evidence?" (supplement), "Targeted Residual-Qrel
+    # Challenge"); they stay in their stage's rows (corrections_by_stage).
+    audit_strata = [
+        {"release": r["release"], "source": r["source"], "sampled": r["reviewed"],
+         "corrected": r["corrected"]}
+        for st in stage_out
+        if st["stage"].startswith("audit:")
+        for r in st["corrections_by_stratum"]
+        if r["set"] == SAMPLED
+    ]  # fmt: skip
     return {
         "qrels": [{"query_id": q, "doc_id": d, "grade": g} for (q, d), g in sorted(final.items())],
         "changes": changes,
@@ -157,7 +196,8 @@ def revise(
         "became_gold": sum(v["became_gold"] for v in detail.values()),
         "left_gold": sum(v["left_gold"] for v in detail.values()),
         "stages": stage_out,
-        "corrections_by_stratum": [strata[k] for k in sorted(strata)],
+        "corrections_by_stratum": audit_strata,
+        "corrections_by_stage": corrections_by_stage(stage_out),
         "removed_queries": removed,
         "reviewed_pairs": len(reviewed_keys),
     }

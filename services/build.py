@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from campaign.project import Project
-from packet_builder.build import BuildResult, BuildSpec, build
+from packet_builder.build import Announce, BuildResult, BuildSpec, build
+from packet_builder.packet_size import PacketPlan
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
 
-__all__ = ["BuildReport", "BuildSpec", "build_packet"]
+__all__ = ["Announce", "BuildReport", "BuildSpec", "PacketPlan", "build_packet"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,17 @@ class BuildReport:
         if self.rows():
             headers = list(self.rows()[0].keys())
             parts.append(table([list(r.values()) for r in self.rows()], headers))
+        if sel := b.get("target_selection"):
+            parts.append(
+                f"targets: {sel['targets_taken']} of {sel['targets_found']} "
+                f"(--max-targets {sel['max_targets']}), by band of contrast reduction:"
+            )
+            cols = ["band", "targets", "taken", "reduction_max", "reduction_min"]
+            parts.append(table([[r[c] for c in cols] for r in sel["bands"]], cols))
+        if not b["written"]:
+            plan = self.result.plan
+            parts.append((plan.line() if plan else "") + "\n--dry-run: nothing written")
+            return "\n".join(parts)
         parts.append(
             f"built {b['name']} ({b['kind']}): {b['n_items']} items, {b['conditions']} "
             f"conditions, {b['page_contexts']} page contexts\n"
@@ -50,8 +62,14 @@ class BuildReport:
 
 
 def build_packet(
-    project: Project, spec: BuildSpec, progress: Progress = no_progress
+    project: Project,
+    spec: BuildSpec,
+    progress: Progress = no_progress,
+    announce: Announce | None = None,
+    dry_run: bool = False,
 ) -> BuildReport:
-    """Build and register packet `spec.name`; writes nothing on any error or leak."""
-    result = build(project, spec, progress)
+    """Build and register packet `spec.name`; writes nothing on any error, leak, a packet
+    over `spec.max_packet_mb`, or with `dry_run`. `announce` sees the packet's size and
+    expected annotation time before anything is written."""
+    result = build(project, spec, progress, announce, dry_run)
     return BuildReport(result, result.to_json())

@@ -49,6 +49,16 @@ def _kept_queries_jsonl(project: Project, removed: set[str]) -> str:
     )
 
 
+_STRATUM_COLUMNS = ("stage", "set", "release", "source", "reviewed", "corrected")
+
+
+def stage_stratum_table(rows: list[dict[str, Any]]) -> str:
+    """Corrections by audit stratum per stage (the stratified sample; a challenge's targets
+    and controls apart): counts, not a population error estimate."""
+    body = table([[r[c] for c in _STRATUM_COLUMNS] for r in rows], list(_STRATUM_COLUMNS))
+    return "corrections by audit stratum, per stage (counts, not reweighted):\n" + body
+
+
 _COLUMNS = ("transition", "count", "to gold", "stays partial", "left gold")
 
 
@@ -89,6 +99,8 @@ class FinalizeReport:
             f"{out['changed']}/{out['reviewed_pairs']} reviewed grades changed; "
             f"{out['qrels_rows']} qrels rows"
         )
+        if out.get("corrections_by_stage"):
+            parts.append(stage_stratum_table(out["corrections_by_stage"]))
         parts += [f"removed query {r['query_id']} (no gold left)" for r in out["removed_queries"]]
         if out["pending"]:
             parts.append(
@@ -180,6 +192,7 @@ def finalize(
             "left_gold": result["left_gold"],
             "removed_queries": result["removed_queries"],
             "corrections_by_stratum": result["corrections_by_stratum"],
+            "corrections_by_stage": result["corrections_by_stage"],
             "stages": result["stages"],
             "pending": result["pending"],
             "initial_raters": result["initial_raters"],

@@ -33,6 +33,7 @@ class Pair:
     source: str = "S"
     # condition key -> physical pages shown (default: 10*i + 1..3 for condition Ci)
     pools: dict[str, list[int]] = field(default_factory=dict)
+    status: str | None = None  # challenge packets: "target" or "control"
 
     def pool(self, ckey: str) -> list[int]:
         i = int(ckey[1:])
@@ -115,7 +116,7 @@ def write_packet(
             "label": "gold" if p.grade == p.n else "subset",
             "release": p.release,
             "source": p.source,
-            "status": None,
+            "status": p.status,
             "conditions": kconds,
         }
     packet = {

@@ -103,9 +103,11 @@ def test_planted_findings_and_strict(tmp_path: Path) -> None:
         "load", d, "--queries", root / "q.jsonl", "--qrels", root / "qrels.txt",
         "--evidence", root / "ev.jsonl",
     )  # fmt: skip
-    # The cheap part: q3 (no evidence for b; grade 2 vs 1 evidenced); q4 at n-1 is left
-    # to the full check, q2's page gate too.
-    assert load["check"]["no_evidence"] == 1 and load["check"]["grade_mismatch"] == 1
+    # load runs `check` itself: the same counts as `check` with no flag (no requirement
+    # recorded yet); q4 is the one mismatch the cross-page requirement would explain.
+    assert load["check"] == cli_json("check", d)["counts"]
+    assert load["check"]["grade_mismatch"] == 2 and load["explained_by_cross_page"] == 1
+    assert load["require_cross_page"] is False
     rep = cli_json("check", d, "--require-cross-page")
     got = {(f["kind"], f["query_id"], f["condition_id"]) for f in rep["findings"]}
     # q4 (grade 1, page 1 holds both conditions) is kept partial by the cross-page rule.
@@ -137,10 +139,27 @@ def test_sample_benchmark_meets_its_cross_page_rule(tmp_path: Path) -> None:
         "load", d, "--queries", SAMPLE / "queries.jsonl", "--qrels", SAMPLE / "qrels.txt",
         "--evidence", SAMPLE / "evidence.jsonl",
     )  # fmt: skip
-    assert set(load["check"].values()) == {0}
-    assert set(cli_json("check", d, "--require-cross-page")["counts"].values()) == {0}
     plain = cli_json("check", d)
     # Without the rule, the golds kept partial because one page holds both conditions
-    # are grade mismatches.
+    # are grade mismatches; load says the same and names the requirement that explains them.
     assert plain["counts"]["grade_mismatch"] == len(plain["findings"]) > 0
+    assert load["check"] == plain["counts"] and load["require_cross_page"] is False
+    assert load["explained_by_cross_page"] == plain["counts"]["grade_mismatch"]
+    text = run_cli("check", d).stdout
+    assert f"record it with `evaudit load {d} --require-cross-page`" in text
+    assert set(cli_json("check", d, "--require-cross-page")["counts"].values()) == {0}
+    # Recorded at load (alone, or with the files), the requirement is what `check` uses.
+    rec = cli_json("load", d, "--require-cross-page")
+    assert rec["require_cross_page"] is True and set(rec["check"].values()) == {0}
+    again = cli_json(
+        "load", d, "--queries", SAMPLE / "queries.jsonl", "--qrels", SAMPLE / "qrels.txt",
+        "--evidence", SAMPLE / "evidence.jsonl",
+    )  # fmt: skip
+    recorded = cli_json("check", d)
+    assert recorded["require_cross_page"] is True and recorded["requirement_from"] == "load"
+    assert again["check"] == recorded["counts"] and set(recorded["counts"].values()) == {0}
+    # an explicit flag still overrides the record, and says so
+    off = cli_json("check", d, "--no-require-cross-page")
+    assert off["counts"] == plain["counts"] and off["requirement_from"] == "flag"
+    assert cli_json("load", d, "--no-require-cross-page")["check"] == plain["counts"]
     run_cli("check", d, "--require-cross-page", "--strict", expect=0)

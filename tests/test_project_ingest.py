@@ -176,7 +176,9 @@ def test_strict_refuses_skipped_or_repaired_files_and_writes_nothing(
     make_pdf(d / "good.pdf", ["A good page about household income growth."])
     no_xref, _half, stub = _damaged_pdfs(d)
     res = run_cli("ingest", project, "--pdf-dir", d, "--strict", "--json", expect=2)
-    assert res.stdout == ""
+    # under --json the failure is one JSON object too, each problem listed
+    answer = json.loads(res.stdout)
+    assert len(answer["problems"]) == 3 and answer["error"].startswith(f"{stub}: skipped")
     errors = res.stderr.splitlines()
     assert any(e.startswith(f"error: {stub}: skipped: cannot be read") for e in errors)
     assert any(e.startswith(f"error: {no_xref}: repaired by PyMuPDF") for e in errors)

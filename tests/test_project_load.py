@@ -119,16 +119,24 @@ def test_load_and_status(project: Path, bench: dict[str, Path]) -> None:
         "evidence": 3,  # records, as `status` counts them
         "evidence_pages": 4,
         "runs": {"bm25": 4},
-        # the cheap label checks (`evaudit check`): this fixture's evidence is partial
+        # `evaudit check` on what was stored: this fixture's evidence is partial
         "check": {
             "page_outside_document": 0, "no_evidence": 2, "grade_mismatch": 3,
             "no_distinct_pages": 0, "single_page": 0,
         },
+        "require_cross_page": False,
+        "explained_by_cross_page": 0,
     }  # fmt: skip
+    assert out["check"] == cli_json("check", project)["counts"]
     status = cli_json("status", project)
     assert status == {
         "documents": 3,
         "pages": 6,
+        # the page kinds ingest and gate name, from the same extraction records
+        "pages_expected": 6,
+        "pages_extracted": 6,
+        "pages_empty": 0,
+        "pages_skipped": 0,
         "queries": 2,
         "conditions": 5,
         "qrels": 4,

@@ -30,13 +30,19 @@ def test_status_counts_on_sample_project(project: Path) -> None:
         if parts and int(parts[3]) > 0
     ]
     evidence = (SAMPLE / "evidence.jsonl").read_text().splitlines()
-    pages = 0
+    pages = with_text = 0
     for f in pdfs:
         with pymupdf.open(f) as doc:
             pages += doc.page_count
+            with_text += sum(1 for page in doc if page.get_text().strip())
     expected = {
         "documents": len(pdfs),
         "pages": pages,
+        # the page kinds ingest and gate name: every page of every PDF, none skipped
+        "pages_expected": pages,
+        "pages_extracted": with_text,
+        "pages_empty": pages - with_text,
+        "pages_skipped": 0,
         "queries": len(queries),
         "conditions": sum(n.values()),
         "qrels": len(grades),

@@ -68,18 +68,16 @@ def annotator_add(
 @_DIR
 @_JSON
 def annotator_list(directory: Path, as_json: bool) -> None:
-    """List registered people, their role, packets and whether they are revoked."""
-    from audit_app.access import list_annotators
+    """List registered people (role, packets, revoked) and every response stream, those
+    without an account too; simulated streams are marked as such."""
+    from audit_app.people import people
     from campaign.project import open_project
 
-    people = list_annotators(open_project(directory))
+    report = people(open_project(directory))
     if as_json:
-        emit_json({"annotators": [p.to_json() for p in people]})
+        emit_json(report.to_json())
         return
-    rows = [
-        (p.name, p.role, ",".join(p.packets), "yes" if p.revoked else "", p.created) for p in people
-    ]
-    click.echo(table(rows, ["name", "role", "packets", "revoked", "created"]))
+    click.echo(table(report.rows(), list(report.HEADERS)))
 
 
 @annotator.command("revoke")

@@ -65,6 +65,24 @@ def packet() -> None:
     "--release", "releases", multiple=True,
     help="challenge: only queries of this release (repeatable; default: every release).",
 )  # fmt: skip
+@click.option(
+    "--max-targets", type=int,
+    help="challenge: at most N targets. Targets are ranked by how much each alone lowers the "
+    "contrast, cut into 4 equal-count bands, N is shared among the bands in proportion to "
+    "their size (largest remainder), and each band takes its targets with the lowest salted "
+    "hash of (--seed, query, document): the same seed takes the same targets.",
+)  # fmt: skip
+@click.option(
+    "--max-packet-mb", type=float, default=25.0, show_default=True,
+    help="Refuse (writing nothing) a packet larger than this (1 MB = 10^6 bytes); the "
+    "error names the flag that makes it fit.",
+)  # fmt: skip
+@click.option(
+    "--seconds-per-condition", type=float, default=45.0, show_default=True,
+    help="Assumed time per condition decision for the expected annotation time printed "
+    "before the packet is written.",
+)  # fmt: skip
+@click.option("--dry-run", is_flag=True, help="Build and measure the packet; write nothing.")
 @click.option("--routes", default=ROUTES, show_default=True, help="Comma list of pool routes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def build_cmd(
@@ -86,13 +104,19 @@ def build_cmd(
     controls: int,
     qrels_from: str | None,
     releases: tuple[str, ...],
+    max_targets: int | None,
+    max_packet_mb: float,
+    seconds_per_condition: float,
+    dry_run: bool,
     routes: str,
     as_json: bool,
 ) -> None:
     """Build packet NAME in project DIR: the blinded packet and its admin key.
 
     Writes packets/NAME.json and keys/NAME.key.json and registers both in the
-    store; refuses (writing nothing) on any error or leak.
+    store; refuses (writing nothing) on any error or leak, or when the packet is
+    over --max-packet-mb. Its size and expected annotation time are printed
+    before it is written (to stderr; under --json in "size").
     """
     from campaign.project import open_project
     from services.build import BuildSpec, build_packet
@@ -116,8 +140,16 @@ def build_cmd(
         qrels_from=qrels_from,
         releases=list(releases),
         routes=[r.strip() for r in routes.split(",") if r.strip()],
+        max_targets=max_targets,
+        max_packet_mb=max_packet_mb,
+        seconds_per_condition=seconds_per_condition,
     )
-    report = build_packet(open_project(project_dir), spec, progress_bar(quiet=as_json))
+    # --dry-run prints the same figures on stdout; --json carries them in "size"
+    quiet = as_json or dry_run
+    announce = None if quiet else (lambda plan: click.echo(plan.line(), err=True))
+    report = build_packet(
+        open_project(project_dir), spec, progress_bar(quiet=as_json), announce, dry_run
+    )
     if as_json:
         emit_json(report.to_json())
     else:

@@ -16,6 +16,33 @@ _JSON = click.option(
 )
 
 
+def _error_json(exc: InputError) -> dict[str, object]:
+    """An InputError as the one JSON object `ingest --json` prints when it fails."""
+    problems = getattr(exc, "problems", [exc])
+    return {
+        "error": exc.render(),
+        "problems": [
+            {"message": e.message, "file": e.file, "line": e.line, "hint": e.hint} for e in problems
+        ],
+    }
+
+
+def _pages_line(src: str, e: dict[str, object]) -> str:
+    """One source's page kinds (packet_builder.source_gate.page_kinds) on one line."""
+    from packet_builder.source_gate import source_label
+
+    rate = e["rate"]
+    shown = "n/a" if rate is None else f"{100 * float(rate):.2f}%"  # type: ignore[arg-type]
+    line = (
+        f"  source {source_label(src)}: {e['pages_expected']} pages in the files, "
+        f"{e['pages_stored']} stored ({e['pages_extracted']} extracted with text, "
+        f"{e['pages_empty']} empty), {e['pages_skipped']} in skipped files"
+    )
+    if e["pages_missing"]:
+        line += f", {e['pages_missing']} missing"
+    return line + f"; extraction rate {shown}"
+
+
 @click.command()
 @_DIR
 @click.option(
@@ -162,6 +189,11 @@ def init(
     help="OCR pages whose mean word confidence (0-100) is lower are listed (kept; "
     "refused with --strict).",
 )
+@click.option(
+    "--recursive/--no-recursive", default=True, show_default=True,
+    help="--pdf-dir: also read the PDFs of its subfolders (hidden ones excepted); the "
+    "document id stays the file name without .pdf.",
+)  # fmt: skip
 @_JSON
 def ingest(
     directory: Path,
@@ -175,6 +207,7 @@ def ingest(
     workers: int | None,
     manifest: Path | None,
     strict: bool,
+    recursive: bool,
     ocr: str,
     ocr_lang: str,
     ocr_dpi: int,
@@ -187,35 +220,44 @@ def ingest(
     layer are read by Tesseract (--ocr auto), each OCR page recording engine, version,
     language and confidence; one PyMuPDF could open only by repairing it is kept with a
     warning. All are listed (`--json`: "skipped" [{file, reason}], "repaired" [{file,
-    warning}], "ocr" {pages, low_confidence, ...})."""
+    warning}], "ocr" {pages, low_confidence, ...}). Page counts name each kind: pages in
+    the files, stored, extracted (with text), empty, in skipped files. Under --json a
+    failure is one JSON object too ({"error", "problems"}), with the one-line error on
+    stderr and a non-zero exit."""
     from campaign.project import open_project
     from packet_builder.ingest import ingest as run_ingest
 
-    report = run_ingest(
-        open_project(directory),
-        pdf_dir=pdf_dir,
-        ocr_dir=ocr_dir,
-        pages_file=pages_file,
-        beir_dir=beir_dir,
-        trec_docs=trec_docs,
-        mineru_dir=mineru_dir,
-        source=source,
-        workers=workers,
-        progress=progress_bar(quiet=as_json),
-        strict=strict,
-        manifest=manifest,
-        ocr=ocr,
-        ocr_lang=ocr_lang,
-        ocr_dpi=ocr_dpi,
-        ocr_min_confidence=ocr_min_confidence,
-    )
+    try:
+        report = run_ingest(
+            open_project(directory),
+            pdf_dir=pdf_dir,
+            ocr_dir=ocr_dir,
+            pages_file=pages_file,
+            beir_dir=beir_dir,
+            trec_docs=trec_docs,
+            mineru_dir=mineru_dir,
+            source=source,
+            workers=workers,
+            progress=progress_bar(quiet=as_json),
+            strict=strict,
+            manifest=manifest,
+            recursive=recursive,
+            ocr=ocr,
+            ocr_lang=ocr_lang,
+            ocr_dpi=ocr_dpi,
+            ocr_min_confidence=ocr_min_confidence,
+        )
+    except InputError as exc:
+        if as_json:
+            emit_json(_error_json(exc))
+        raise
     if as_json:
         emit_json(report.to_json())
         return
     if report.manifest is not None:
         click.echo(report.manifest.to_text())
     click.echo(
-        f"ingested {report.documents} documents ({report.pages} pages); "
+        f"ingested {report.documents} documents ({report.pages} pages stored); "
         f"{report.unchanged} unchanged; {len(report.skipped)} skipped"
         + (f"; {len(report.repaired)} repaired" if report.repaired else "")
     )
@@ -232,11 +274,7 @@ def ingest(
             click.echo(f"  low OCR confidence: {x['file']} page {x['page']}: "
                        f"{x['confidence']:.1f}")  # fmt: skip
     for src, e in sorted(report.extraction.items()):
-        rate = "n/a" if e["rate"] is None else f"{100 * e['rate']:.2f}%"
-        click.echo(
-            f"  source {src or '(none)'}: {e['pages_extracted']}/{e['pages_expected']} "
-            f"pages extracted ({rate})"
-        )
+        click.echo(_pages_line(src, e))
 
 
 def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
@@ -290,6 +328,12 @@ def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
     type=int,
     help="BEIR/TREC: the lowest original grade that counts as relevant (required there).",
 )
+@click.option(
+    "--require-cross-page/--no-require-cross-page", default=None,
+    help="Record that the benchmark's golds of two or more conditions must not be solvable "
+    "on one page (`check` and this command's check use it; default: keep the recorded "
+    "choice, initially off). Can be given alone.",
+)  # fmt: skip
 @_JSON
 def load(
     directory: Path,
@@ -303,9 +347,13 @@ def load(
     trec_qrels: Path | None,
     guideline: Path | None,
     relevant_from: int | None,
+    require_cross_page: bool | None,
     as_json: bool,
 ) -> None:
     """Validate and load a benchmark (all files or nothing).
+
+    Then runs `evaudit check` on what it stored (same checks, same recorded
+    requirement, same counts).
 
     n-Clue files (--queries/--qrels/--evidence), or a classic benchmark (--beir, or
     --trec-topics with --trec-qrels) whose
@@ -329,6 +377,7 @@ def load(
         evidence=evidence,
         runs=_parse_runs(runs),
         classic=classic,
+        require_cross_page=require_cross_page,
     )
     if as_json:
         emit_json(result.to_json())
@@ -338,6 +387,16 @@ def load(
         f"{result.evidence} evidence records ({result.evidence_pages} evidence pages), "
         f"{len(result.runs)} runs"
     )
+    if result.check is not None:
+        found = ", ".join(f"{k} {v}" for k, v in result.check.items() if v) or "no finding"
+        rule = "on" if result.require_cross_page else "off"
+        click.echo(f"label check (as `evaudit check`, cross-page requirement {rule}): {found}")
+        if result.explained_by_cross_page:
+            click.echo(
+                f"  {result.explained_by_cross_page} grade_mismatch finding(s) are pairs graded "
+                "n-1 whose conditions share one evidence page: if the benchmark requires "
+                f"cross-page golds, record it with `evaudit load {directory} --require-cross-page`"
+            )
 
 
 @click.command()
@@ -353,6 +412,10 @@ def status(directory: Path, as_json: bool) -> None:
         emit_json(counts)
         return
     click.echo(table([(k, v) for k, v in counts.items()], ["what", "count"]))
+    click.echo(
+        "pages: stored in the store; pages_expected: in the source files; pages_extracted: "
+        "stored with text; pages_empty: stored without text; pages_skipped: in skipped files"
+    )
 
 
 @click.command()
@@ -379,7 +442,7 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
     and records the removal in the store (--log prints it)."""
     from campaign.project import open_project
     from packet_builder.source_gate import gate as run_gate
-    from packet_builder.source_gate import log
+    from packet_builder.source_gate import log, source_label
 
     project = open_project(directory)
     if show_log:
@@ -389,7 +452,7 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
             return
         for e in entries:
             counts = ", ".join(f"{k} {len(v)}" for k, v in e["removed"].items())
-            names = ", ".join(s["source"] for s in e["failing"])
+            names = ", ".join(source_label(s["source"]) for s in e["failing"])
             click.echo(f"#{e['seq']} {e['applied_at']} min rate {e['min_rate']}: {names}: {counts}")
         return
     rep = run_gate(project, min_rate, apply)
@@ -397,12 +460,14 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
         emit_json(rep.to_json())
         return
     rows = [
-        [s.source or "(none)", s.documents, s.pages_extracted, s.ocr_pages, s.pages_expected,
+        [source_label(s.source), s.documents, s.pages_expected, s.pages_stored,
+         s.pages_extracted, s.ocr_pages, s.pages_stored - s.pages_extracted, s.pages_skipped,
          "n/a" if s.rate is None else f"{100 * s.rate:.2f}%", "pass" if s.passed else "FAIL"]
         for s in rep.sources
     ]  # fmt: skip
-    click.echo(table(rows, ["source", "documents", "extracted", "of them OCR", "expected",
-                            "rate", "gate"]))  # fmt: skip
+    heads = ["source", "documents", "pages in files", "stored", "extracted", "of them OCR",
+             "empty"]  # fmt: skip
+    click.echo(table(rows, [*heads, "in skipped files", "rate", "gate"]))
     if rep.applied:
         click.echo("removed " + ", ".join(f"{k} {v}" for k, v in rep.removed["counts"].items()))
 
@@ -410,13 +475,13 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
 @click.command()
 @_DIR
 @click.option(
-    "--require-cross-page",
-    is_flag=True,
-    help="A gold of two or more conditions must not be solvable on one page.",
-)
+    "--require-cross-page/--no-require-cross-page", default=None,
+    help="A gold of two or more conditions must not be solvable on one page (default: the "
+    "requirement recorded by `load --require-cross-page`).",
+)  # fmt: skip
 @click.option("--strict", is_flag=True, help="Any finding is an error (exit 2).")
 @_JSON
-def check(directory: Path, require_cross_page: bool, strict: bool, as_json: bool) -> None:
+def check(directory: Path, require_cross_page: bool | None, strict: bool, as_json: bool) -> None:
     """Re-derive every label from the construction evidence.
 
     Findings (each naming query, document and condition): evidence pages outside the
@@ -437,6 +502,8 @@ def check(directory: Path, require_cross_page: bool, strict: bool, as_json: bool
                 f" / {f.condition_id}" if f.condition_id else ""
             )
             click.echo(f"  {f.kind}: {where}: {f.detail}")
+        if hint := rep.hint(str(directory)):
+            click.echo(hint)
     if strict and rep.findings:
         first = rep.findings[0]
         raise InputError(
