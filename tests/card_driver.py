@@ -46,6 +46,7 @@ def no_autoadvance(pg: Any) -> None:
     box = pg.locator(".jc-advance")
     if box.is_checked():
         box.uncheck()
+    box.blur()  # keys go to the card again, not to this checkbox
 
 
 def answer(pg: Any, cond: str, value: str) -> None:
