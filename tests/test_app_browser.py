@@ -100,6 +100,7 @@ def test_login_gates_reload_and_isolation(site, browser) -> None:
     pg = browser.new_page()
     pg.goto(server.url(tokens["alice"]))
     at_item(pg, "J001", 1, 10)
+    no_autoadvance(pg)  # the checks below read each condition after its answer
     assert "signed in as alice" in visible_text(pg)
     answer(pg, "C1", "yes")
     saved(pg, "J001", 1)

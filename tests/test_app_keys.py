@@ -370,3 +370,38 @@ def test_code_is_sent_once_per_page_load(tmp_path: Path, browser) -> None:
         pg.close()
     finally:
         server.stop()
+
+
+def test_a_trec_topic_shows_its_title_and_description(tmp_path: Path, browser) -> None:
+    from tests.classic_fixture import make_trec
+    from tests.conftest import cli_json, run_cli
+
+    trec = make_trec(tmp_path / "trec")
+    d = tmp_path / "p"
+    run_cli("init", d, "--admin-password", "pw-for-tests-123")
+    cli_json("ingest", d, "--trec-docs", trec["docs"])
+    run_cli(
+        "load", d, "--trec-topics", trec["topics"], "--trec-qrels", trec["qrels"],
+        "--relevant-from", 1, "--json",
+    )  # fmt: skip
+    cli_json("packet", "build", d, "--name", "initial", "--seed", 7, "--total", 6)
+    from campaign.project import Project
+
+    project = Project(d)
+    token = add_annotator(project, "tr", ["initial"])[1]
+    first = json.loads(project.packet_path("initial").read_text())["items"][0]
+    title = first["information_need"]
+    description = f'Find reports on "{title}".'  # the topic's <desc> (tests/classic_fixture.py)
+    assert first["conditions"][0]["note"] == description
+    server = Server(d, free_port())
+    try:
+        pg = browser.new_page(viewport={"width": 1280, "height": 720})
+        pg.goto(server.url(token))
+        settled(pg, first["item_id"])
+        assert pg.locator("[data-role=need]").inner_text() == title
+        note = pg.locator(".jc-cond [data-role=note]")
+        assert note.inner_text() == description  # shown, not folded away
+        inside(pg, ".jc-cond [data-role=note]", 720)
+        pg.close()
+    finally:
+        server.stop()

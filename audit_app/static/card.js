@@ -369,6 +369,11 @@
       for (const k of queued) this.onKey(this.replayed(k));
       return;
     }
+    if (view.status && view.status.kind === "error") {
+      // A refused save also stops the navigation behind it: keys act on this item again.
+      this.navTarget = null;
+      this.keyQueue = [];
+    }
     this.updateNav();
     this.refresh();
   };
