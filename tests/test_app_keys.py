@@ -108,6 +108,8 @@ def test_one_key_per_decision_and_keyboard_quotes(tmp_path: Path, browser) -> No
         assert press.count == 4
         pg.locator('.jc-tab.is-current[data-cond="C2"]').wait_for(timeout=T)  # moved on
         saved(pg, "J002", 5)
+        shown = pg.locator(".jc-tab.is-current .jc-badge").inner_text()
+        assert shown == "open" and jr.latest("J002")["conditions"]["C2"]["answer"] is None
         assert jr.lines()[-1]["conditions"]["C1"] == {
             "answer": "yes",
             "pages": ["J002-C1-A"],
@@ -181,6 +183,11 @@ def test_one_key_per_decision_and_keyboard_quotes(tmp_path: Path, browser) -> No
         pg.locator(".jc-done h2", has_text="All done").wait_for(timeout=T)
         pg.locator(".jc-done button", has_text="Review the items").click()
         matches_journal(pg, jr, "J001")
+        n = len(jr.lines())
+        for item in ["J002", "J003", "J004"]:  # every item shows exactly its journal line
+            pg.keyboard.press("Alt+n")
+            matches_journal(pg, jr, item)
+        assert len(jr.lines()) == n
         context.close()
     finally:
         server.stop()

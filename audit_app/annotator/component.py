@@ -10,7 +10,7 @@ reached. The card shows "saved state + actions still in the outbox", so an
 action is never lost between two reruns and never applied twice.
 
 Two elements: `card_code` carries the code (textnorm.js, gates.js, card.js, the
-sheet and the adapter, ~60 KB) and never changes, so Streamlit's message cache sends
+sheet and the adapter, ~84 KB) and never changes, so Streamlit's message cache sends
 it once per page load and then only its hash; `judging_card` carries the item's data
 and a few lines that hand it to the code.
 """
@@ -154,7 +154,7 @@ export default function () {}
 """
 
 # The card element itself: a few hundred bytes per rerun besides the item's data. The
-# code (above, ~60 KB) is a separate element whose message never changes, so Streamlit
+# code (above, ~84 KB) is a separate element whose message never changes, so Streamlit
 # sends it once per page load and afterwards only its hash (ForwardMsg cache).
 _CARD_JS = """
 export default function (component) {
