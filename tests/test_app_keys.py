@@ -194,9 +194,11 @@ def test_one_key_per_decision_and_keyboard_quotes(tmp_path: Path, browser) -> No
 
 
 def inside(pg: Any, sel: str, height: int) -> dict[str, float]:
+    """The element is wholly inside the viewport (not cut off at any edge)."""
     box = pg.locator(sel).bounding_box()
     assert box is not None, sel
     assert box["y"] >= 0 and box["y"] + box["height"] <= height, (sel, box)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= pg.viewport_size["width"], (sel, box)
     return box
 
 
@@ -293,7 +295,7 @@ def test_a_revoked_link_keeps_the_unsaved_answers(tmp_path: Path, browser) -> No
     jr = Journal(fx, "rv")
     server = Server(fx.project.root, free_port())
     try:
-        pg = browser.new_page(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+        pg = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
         pg.goto(server.url(token))
         at_item(pg, "J001", 1, 2)
         pg.keyboard.press("n")
@@ -312,6 +314,8 @@ def test_a_revoked_link_keeps_the_unsaved_answers(tmp_path: Path, browser) -> No
         pg.keyboard.press("3")
         pg.keyboard.press("y")  # a second refused change
         pg.locator(".jc-status", has_text="2 changes NOT saved").wait_for(timeout=T)
+        for sel in [".jc-status", ".jc-unsaved"]:  # the refusal and its file are in view
+            inside(pg, sel, 720)
         with pg.expect_download() as dl:
             pg.locator(".jc-unsaved").click()
         doc = json.loads(Path(dl.value.path()).read_text())

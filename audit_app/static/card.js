@@ -502,7 +502,7 @@
     this.status.setAttribute("role", s.kind === "error" ? "alert" : "status");
     this.nav.classList.toggle("has-error", s.kind === "error");
     this.unsavedBtn.hidden = !(unsaved && this.host.onDownloadUnsaved);
-    this.unsavedBtn.textContent = `Download the unsaved change${unsaved === 1 ? "" : "s"} (JSON)`;
+    this.unsavedBtn.textContent = "Download unsaved (JSON)";
     return undefined;
   };
 
