@@ -9,7 +9,7 @@ Measures, on items with 9 pages of ~3,000 characters per condition:
 (c) a page checkbox (Space on it) -> its confirmation;
 (d) a quote pasted into page B's box and Enter -> its confirmation (the page's text
     redrawn with the quote highlighted);
-(e) judging a 3-condition item with the keyboard only: Y, J, Space, Q, the quote
+(e) judging a 3-condition item with the keyboard only: Y, Space, Q, the quote
     pasted, Enter, Right, N, Right, N as scripted key presses with no waits, from the
     first key's event time to the moment every action is confirmed.
 The baseline is the journal append alone (same record, same fsync) in-process.
@@ -152,6 +152,7 @@ def app(root: Path, rounds: int, url: str | None = None) -> Samples:
             pg.add_init_script(WATCH)
             pg.goto(server.url(token))
             at_item(pg, "J001", 1, items)
+            pg.locator(".jc-advance").uncheck()  # the script moves between items itself
             seq = 0
             for i in range(1, items):
                 item = f"J{i:03d}"
@@ -170,6 +171,7 @@ def app(root: Path, rounds: int, url: str | None = None) -> Samples:
                         pg.locator(f'.jc-sel[data-page="{item}-C1-A"]').press("Space")
                         out["page"].append(in_page(pg))
                     pkey = f"{item}-C1-B"
+                    pg.locator(f'.jc-ptab[data-page="{pkey}"]').click()  # one page shows at a time
                     box = pg.locator(f'.jc-quote[data-page="{pkey}"]')
                     box.fill(fx.quotes[pkey])  # not timed: the quote is pasted
                     seq += 1
@@ -182,7 +184,7 @@ def app(root: Path, rounds: int, url: str | None = None) -> Samples:
                     seq += 5  # saves: C1 yes, page A, its quote, C2 no, C3 no
                     watch(pg, "saved", f"Saved {item} · #{seq} ·")
                     kb = pg.keyboard
-                    for key in ["y", "j", " ", "q"]:
+                    for key in ["y", " ", "q"]:  # page A is the current page
                         kb.press(key)
                     kb.insert_text(fx.quotes[f"{item}-C1-A"])
                     for key in ["Enter", "ArrowRight", "n", "ArrowRight", "n"]:

@@ -34,18 +34,33 @@ def condition(pg: Any, cond: str) -> None:
     pg.locator(f'.jc-tab.is-current[data-cond="{cond}"]').wait_for(timeout=T)
 
 
+def page(pg: Any, cond: str, pkey: str) -> None:
+    """Show candidate page `pkey` of `cond` (a click on its page tab; nothing is sent)."""
+    condition(pg, cond)
+    pg.locator(f'.jc-ptab[data-page="{pkey}"]').click()
+    pg.locator(f'.jc-page.is-current[data-page="{pkey}"]').wait_for(timeout=T)
+
+
+def no_autoadvance(pg: Any) -> None:
+    """Turn off moving on after each answer (a preference kept in this browser)."""
+    box = pg.locator(".jc-advance")
+    if box.is_checked():
+        box.uncheck()
+    box.blur()  # keys go to the card again, not to this checkbox
+
+
 def answer(pg: Any, cond: str, value: str) -> None:
     condition(pg, cond)
     pg.locator(f'.jc-ans[data-value="{value}"]').click()
 
 
 def select(pg: Any, cond: str, pkey: str) -> None:
-    condition(pg, cond)
+    page(pg, cond, pkey)
     pg.locator(f'.jc-sel[data-page="{pkey}"]').click()
 
 
 def quote(pg: Any, cond: str, pkey: str, text: str) -> None:
-    condition(pg, cond)
+    page(pg, cond, pkey)
     box = pg.locator(f'.jc-quote[data-page="{pkey}"]')
     box.fill(text)
     box.press("Enter")
@@ -59,7 +74,8 @@ def saved(pg: Any, item: str, seq: int) -> None:
 def screen_state(pg: Any) -> dict[str, Any]:
     """What the screen shows for the current item, in the journal's shape.
 
-    Each condition is read from its own tab (switching tabs sends nothing)."""
+    Each condition is read from its own tab (switching tabs sends nothing); every page's
+    checkbox and quote box is read, shown or not (one page shows at a time)."""
     conds: dict[str, Any] = {}
     keys = [str(k) for k in pg.locator(".jc-tab").evaluate_all("ts => ts.map(t => t.dataset.cond)")]
     current = pg.locator(".jc-tab.is-current").get_attribute("data-cond")

@@ -21,7 +21,15 @@ from audit_app.access import add_annotator, login_url
 from campaign import journal
 from tests.app_fixture import Fixture, build
 from tests.browser_fixture import ARGS  # chromium_path, browser: tests/browser_fixture.py
-from tests.card_driver import answer, at_item, quote, saved, screen_state, visible_text
+from tests.card_driver import (
+    answer,
+    at_item,
+    no_autoadvance,
+    quote,
+    saved,
+    screen_state,
+    visible_text,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -92,6 +100,7 @@ def test_login_gates_reload_and_isolation(site, browser) -> None:
     pg = browser.new_page()
     pg.goto(server.url(tokens["alice"]))
     at_item(pg, "J001", 1, 10)
+    no_autoadvance(pg)  # the checks below read each condition after its answer
     assert "signed in as alice" in visible_text(pg)
     answer(pg, "C1", "yes")
     saved(pg, "J001", 1)
@@ -184,13 +193,13 @@ def test_concurrent_sessions_keep_every_save(site, chromium_path: str) -> None:
                 await (
                     pg.locator(".jc-status", has_text=re.compile(rf"Saved {item} · #{seq} ·"))
                 ).wait_for(timeout=2 * T)
-            if i < 9:
-                await pg.locator(".jc-next").click()
+            if i < 9:  # the item is complete: the card moves on to the next one by itself
                 nxt = f"J{i + 2:03d}"
                 await pg.locator(f'.evaudit-card[data-pending="0"][data-item="{nxt}"]').wait_for(
                     timeout=2 * T
                 )
         assert f"signed in as {name}" in await pg.locator(".jc").inner_text()
+        await pg.locator(".jc-done h2", has_text="All done").wait_for(timeout=2 * T)
         await ctx.close()
         return seq
 
@@ -225,6 +234,7 @@ def test_kill9_keeps_every_confirmed_save(tmp_path: Path, browser) -> None:
         pg = browser.new_page()
         pg.goto(server.url(token))
         at_item(pg, "J001", 1, 4)
+        no_autoadvance(pg)  # this test moves between items itself
         answer(pg, "C1", "yes")
         saved(pg, "J001", 1)
         quote(pg, "C1", "J001-C1-A", fx.quotes["J001-C1-A"])

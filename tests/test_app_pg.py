@@ -19,7 +19,7 @@ from audit_app.access import add_annotator, revoke_annotator
 from campaign import journal, journal_pg
 from tests.app_fixture import Fixture, build
 from tests.browser_fixture import ARGS  # chromium_path, browser: tests/browser_fixture.py
-from tests.card_driver import T, answer, at_item, saved, settled
+from tests.card_driver import T, answer, at_item, no_autoadvance, saved, settled
 from tests.pg_fixture import PgServer
 from tests.test_app_browser import Server, free_port
 
@@ -69,8 +69,7 @@ def test_sessions_over_two_servers_keep_every_save(two_servers, chromium_path: s
                 seq += 1
                 status = pg.locator(".jc-status", has_text=re.compile(rf"Saved {item} · #{seq} ·"))
                 await status.wait_for()
-            if i < ITEMS - 1:
-                await pg.locator(".jc-next").click()
+            if i < ITEMS - 1:  # the item is complete: the card moves on by itself
                 nxt = f"J{i + 2:03d}"
                 await pg.locator(f'.evaudit-card[data-pending="0"][data-item="{nxt}"]').wait_for()
         assert f"signed in as {name}" in await pg.locator(".jc").inner_text()
@@ -104,6 +103,7 @@ def test_kill9_one_server_the_other_serves_every_confirmed_save(two_servers, bro
     pg = browser.new_page()
     pg.goto(a.url(tokens["kim"]))
     at_item(pg, "J001", 1, ITEMS)
+    no_autoadvance(pg)  # this test moves between items itself
     answer(pg, "C1", "no")
     saved(pg, "J001", 1)
     answer(pg, "C2", "no")

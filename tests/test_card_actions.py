@@ -154,3 +154,41 @@ def test_a_run_applied_twice_gives_the_state_it_gave_once() -> None:
             with contextlib.suppress(actions.ActionError):
                 twice = actions.apply(twice, a, POOLS)
         assert actions.state_json(twice, POOLS) == actions.state_json(once, POOLS), run
+
+
+SENTENCE_CASES = [
+    # the fixture's shape: filler, the sentence on its own line, filler
+    (
+        "the survey reports income.\nThe report states that programme x met its target.\nmore.",
+        [
+            "the survey reports income.",
+            "The report states that programme x met its target.",
+            "more.",
+        ],
+    ),
+    # a line broken inside a sentence (PDF text) stays one sentence, verbatim
+    (
+        "The study enrolled\n412 adult patients. It ended early.",
+        ["The study enrolled\n412 adult patients.", "It ended early."],
+    ),
+    # a blank line ends a heading without a full stop; surrounding spaces are trimmed
+    (
+        "  Results\n\n  Outcomes improved in 2019!  Why? ",
+        ["Results", "Outcomes improved in 2019!", "Why?"],
+    ),
+    # characters outside the BMP: UTF-16 offsets still cut at the right places
+    ("😀 Smiles were counted. Next 𝒳 one.", ["😀 Smiles were counted.", "Next 𝒳 one."]),
+    ("", []),
+]
+
+
+@needs_node
+def test_sentences_for_keyboard_quotes_are_verbatim_slices() -> None:
+    got = node("sentences", [text for text, _ in SENTENCE_CASES])
+    assert got == [want for _, want in SENTENCE_CASES]
+    # Each sentence is on its page by the Python quote check the server runs.
+    from vocabulary.textnorm import quote_in_page
+
+    for (text, _), sentences in zip(SENTENCE_CASES, got, strict=True):
+        for sentence in sentences:
+            assert sentence in text and quote_in_page(sentence, text)

@@ -29,7 +29,7 @@ import streamlit as st
 
 from audit_app import actions
 from audit_app.access import Annotator, authenticate
-from audit_app.annotator.component import judging_card
+from audit_app.annotator.component import card_code, judging_card
 from audit_app.annotator.style import PAGE_CSS
 from audit_app.judging import CardSession, apply_outbox
 from audit_app.responses import session_export
@@ -41,6 +41,8 @@ PageImage = Callable[[str, str | None], bytes | None]
 ImageSource = Callable[[str], PageImage | None]  # packet_id -> renderer (or None)
 
 CARD_KEY = "ann_card"
+CODE_KEY = "ann_card_code"
+REVOKED = "NOT saved: this link is no longer valid (revoked). Ask the admin."
 
 
 def refuse(message: str) -> None:
@@ -52,6 +54,8 @@ def annotator_app(project: Project, token: str, images: ImageSource | None = Non
     """Entry for a token link: authenticate, pick a packet, show the judging screen."""
     person = authenticate(project, token)
     if person is None:
+        if _refused_card(token):
+            return
         refuse("Access refused: this link is not valid (unknown or revoked).")
         return
     assert person is not None
@@ -79,6 +83,32 @@ def _session(project: Project, person: Annotator, packet_id: str) -> AnnotatorSe
         start = first_incomplete(session.packet, session.states())
         ss.update(ann_tag=tag, ann_session=session, ann_card_session=CardSession(index=start))
     return ss["ann_session"]
+
+
+def _refused_card(token: str) -> bool:
+    """A link revoked while its page is open: the card stays, with what it showed.
+
+    The page keeps the changes the server refused on screen, marked NOT saved, and offers
+    them as a file; nothing new is read or sent (the same item's data, no other item).
+    Replacing the card with "Access refused" would drop them without a word."""
+    ss = st.session_state
+    last = ss.get("ann_last_data")
+    auth = ss.get("ann_auth")
+    if last is None or auth is None or auth[1] != token:
+        return False
+    card: CardSession = ss["ann_card_session"]
+    status = card.status() if card.last and card.last.get("error") else None
+    nonce = str(((ss.get(CARD_KEY) or {}).get("outbox") or {}).get("nonce") or "")
+    data = {
+        **last,
+        "status": status or {"kind": "error", "text": REVOKED},
+        "confirmed": {"nonce": nonce, "id": card.applied.get(nonce, 0)},
+        "image": None,
+    }
+    st.html(PAGE_CSS)
+    card_code()(key=CODE_KEY)
+    judging_card()(key=CARD_KEY, data=data, on_outbox_change=_on_outbox)
+    return True
 
 
 def _on_outbox() -> None:
@@ -127,6 +157,9 @@ def judging_screen(session: AnnotatorSession) -> None:
     title = "Adjudication" if packet.kind == "adjudication" else "Evidence audit"
     data = {
         "heading": f"{title} · signed in as {session.annotator} · packet {packet.packet_id}",
+        "annotator": session.annotator,
+        "packet": {"id": packet.packet_id, "sha256": packet.sha256},
+        "summary": _summary(session),
         "item": card_item(packet, item_id),
         "state": actions.state_json(state, packet.pools(item_id)),
         "rule": packet.rule,
@@ -144,8 +177,21 @@ def judging_screen(session: AnnotatorSession) -> None:
         "images": ss.get("ann_renderer") is not None,
         "image": _image(session, card, item_id),
     }
+    ss["ann_last_data"] = data
+    card_code()(key=CODE_KEY)
     judging_card()(key=CARD_KEY, data=data, on_outbox_change=_on_outbox)
     _footer(session)
+
+
+def _summary(session: AnnotatorSession) -> dict[str, int]:
+    """Counts for the "all done" screen: conditions answered yes / no, items unclear."""
+    yes = no = unclear = 0
+    for state in session.states().values():
+        unclear += state.unclear
+        for ans in state.answers.values():
+            yes += ans.answer == "yes"
+            no += ans.answer == "no"
+    return {"yes": yes, "no": no, "unclear": unclear}
 
 
 def _footer(session: AnnotatorSession) -> None:

@@ -25,6 +25,7 @@ const OPS = {
     return out;
   },
   card_item: (c) => card.cardItem(c),
+  sentences: (c) => card.sentences(c).map(([a, b]) => c.slice(a, b)),
 };
 
 let input = "";
