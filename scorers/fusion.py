@@ -227,9 +227,9 @@ def _rrf_pairs(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """RRF over pair keys (per run, one per kept row, with its 0-based rank).
 
-    Returns (pair key per fused pair, ascending; fused score; first appearance as
-    run x span + rank of the earliest run listing it; the index of a run listing a pair
-    twice, or -1). One sort of (key, rank, run) codes does all of it: each pair adds, for
+    Returns (pair key per fused pair, ascending; fused score; first appearance as the
+    (run, rank) of the earliest run listing it, packed in one integer; the index of a run
+    listing a pair twice, or -1). One sort of (key, rank, run) codes does all of it: each pair adds, for
     its ranks in ascending order, (runs placing it at that rank) / (k + rank), starting
     from 0, so equal multisets of ranks give bit-identical sums; the additions run
     position by position within the pairs (as many steps as the most runs listing one
@@ -237,29 +237,41 @@ def _rrf_pairs(
     earliest run and the rank in it order them as their first appearance over the runs
     read in turn does."""
     nruns = len(keys)
-    key = np.concatenate(keys).astype(np.int64, copy=False)
-    rank = np.concatenate(ranks).astype(np.int64, copy=False)
-    run = np.repeat(np.arange(nruns, dtype=np.int64), [len(x) for x in keys])
-    if not len(key):
+    n = sum(len(x) for x in keys)
+    if not n:
         empty = np.zeros(0, dtype=np.int64)
         return empty, np.zeros(0), empty, -1
-    span = int(rank.max()) + 1
+    span = max(int(r.max()) for r in ranks if len(r)) + 1
+    top = max(int(x.max()) for x in keys if len(x)) + 1
+    # (key, rank, run) packed in bit fields of one int64, so decoding is shifts and masks;
+    # built and decoded in place (these arrays are the largest the fusion holds).
+    rbits, sbits = max(nruns - 1, 1).bit_length(), max(span - 1, 1).bit_length()
     named = None
-    if (int(key.max()) + 1) * span * nruns >= 1 << 62:  # codes would overflow: number pairs
-        codes_of, named = pd.factorize(key)
-        key = codes_of.astype(np.int64)
-    codes = np.sort((key * span + rank) * nruns + run)
-    run = codes % nruns
-    rest = codes // nruns  # key x span + rank
-    rank = rest % span
-    key = rest // span
+    if top.bit_length() + sbits + rbits > 62:  # too wide: number the pairs first
+        codes_of, named = pd.factorize(np.concatenate(keys))
+        keys = np.split(codes_of.astype(np.int64), np.cumsum([len(x) for x in keys])[:-1])
+    codes = np.empty(n, dtype=np.int64)
+    at = 0
+    for j, (kj, rj) in enumerate(zip(keys, ranks, strict=True)):
+        part = codes[at : at + len(kj)]
+        np.left_shift(kj, sbits + rbits, out=part)
+        part |= np.left_shift(rj.astype(np.int64, copy=False), rbits)
+        part |= j
+        at += len(kj)
+    codes.sort()
+    run = codes & ((1 << rbits) - 1)
+    codes >>= rbits  # now key and rank
+    rest = codes
+    rstart = np.r_[0, np.flatnonzero(rest[1:] != rest[:-1]) + 1]
+    rank = rest & ((1 << sbits) - 1)
+    rest >>= sbits  # now the key
+    key = rest
     pstart = np.r_[0, np.flatnonzero(key[1:] != key[:-1]) + 1]
     pkeys = key[pstart] if named is None else np.asarray(named)[key[pstart]]
     bad = _first_repeat(key, run, pstart, nruns)
     if bad >= 0:
         return pkeys, np.zeros(len(pstart)), np.zeros(len(pstart), np.int64), bad
-    rstart = np.r_[0, np.flatnonzero(rest[1:] != rest[:-1]) + 1]
-    counts = np.diff(np.r_[rstart, len(rest)])
+    counts = np.diff(np.r_[rstart, n])
     # count x (1 / (k + rank + 1)): the float operations of the rank-by-rank definition.
     values = counts.astype(np.float64) * (1.0 / ((k + rank[rstart].astype(np.float64)) + 1.0))
     owner = np.cumsum(np.r_[0, (key[rstart][1:] != key[rstart][:-1]).astype(np.int64)])
@@ -269,7 +281,7 @@ def _rrf_pairs(
     for j in range(int(length.max())):
         at = first[length > j] + j
         fused[owner[at]] += values[at]
-    tiebreak = np.minimum.reduceat(run * span + rank, pstart)
+    tiebreak = np.minimum.reduceat((run << sbits) | rank, pstart)
     return pkeys, fused, tiebreak, bad
 
 
@@ -296,7 +308,8 @@ def fuse(
             contribs.append(minmax(score[rows], qc[rows]))
         keys.append(qc[rows].astype(np.int64) * ndocs + dc[rows])
         ranks.append(rank)
-        stats.append(FuseRunStats(run.name, len(np.unique(qc)), len(score), len(rows)))
+        queries = int(np.count_nonzero(np.bincount(qc))) if len(qc) else 0
+        stats.append(FuseRunStats(run.name, queries, len(score), len(rows)))
     if method == "rrf":
         pkeys, fused, tiebreak, bad = _rrf_pairs(keys, ranks, k)
         if bad >= 0:
