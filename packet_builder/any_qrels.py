@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from packet_builder.beir import QRELS_HEADER
+from packet_builder.beir import QRELS_HEADER, tsv_rows
 from packet_builder.classic import claim_qrel
 from vocabulary.errors import InputError
 
@@ -27,30 +27,22 @@ def _first_line(path: Path) -> str:
 
 
 def _beir_tsv(path: Path) -> pd.DataFrame:
+    # BEIR's reading (packet_builder.beir.tsv_rows): csv quoting, ids verbatim.
     rows: list[tuple[str, str, int]] = []
     seen: dict[tuple[str, str], int] = {}
-    with path.open(encoding="utf-8") as fh:
-        lines = enumerate(fh, start=1)
-        for _, line in lines:
-            if line.strip():
-                break  # the header, checked by the caller
-        for lineno, line in lines:
-            if not line.strip():
-                continue
-            parts = line.rstrip("\r\n").split("\t")
-            if len(parts) != 3 or not all(p.strip() for p in parts):
-                raise InputError(
-                    "expected query-id<TAB>corpus-id<TAB>score", file=path, line=lineno
-                )
-            try:
-                grade = int(parts[2])
-            except ValueError:
-                raise InputError(
-                    f"score {parts[2].strip()!r} is not an integer", file=path, line=lineno
-                ) from None
-            key = (parts[0].strip(), parts[1].strip())
-            claim_qrel(seen, *key, path, lineno)
-            rows.append((key[0], key[1], grade))
+    lines = tsv_rows(path)
+    next(lines)  # the header, checked by the caller
+    for lineno, parts in lines:
+        if len(parts) != 3 or not parts[0] or not parts[1] or not parts[2].strip():
+            raise InputError("expected query-id<TAB>corpus-id<TAB>score", file=path, line=lineno)
+        try:
+            grade = int(parts[2])
+        except ValueError:
+            raise InputError(
+                f"score {parts[2].strip()!r} is not an integer", file=path, line=lineno
+            ) from None
+        claim_qrel(seen, parts[0], parts[1], path, lineno)
+        rows.append((parts[0], parts[1], grade))
     return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade"])
 
 

@@ -5,12 +5,17 @@ reads: corpus lines `{"_id", "title", "text"}`, query lines `{"_id", "text"}`, a
 tab-separated qrels file whose first line is the header `query-id corpus-id score`.
 Each corpus entry becomes one document of one page whose text is title and text
 joined the way BEIR's models join them (`(title + " " + text).strip()`). As in BEIR's
-loader, a split's queries are those its qrels name. Unlike it, a repeated id, a
-qrels row for an unknown query or a missing field is an error naming its line.
+loader, a split's queries are those its qrels name, ids are kept verbatim (any
+non-empty string: spaces, slashes, colons, angle brackets, any Unicode, as in
+dbpedia-entity's `<dbpedia:AC/DC>`) and a qrels file is read by Python's `csv` module
+with BEIR's dialect (tab, minimal quoting), so a quoted field may hold a tab or a quote.
+Unlike it, a repeated id, an empty id, a qrels row for an unknown query or a missing
+field is an error naming its line.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from packet_builder.classic import claim_qrel
-from packet_builder.readers import json_lines, text_lines
+from packet_builder.readers import json_lines
 from vocabulary.errors import InputError
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
@@ -28,8 +33,25 @@ QRELS_HEADER = ("query-id", "corpus-id", "score")
 _MISSING = "a BEIR folder holds it"
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    return text_lines(path, missing_hint=_MISSING)
+def tsv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """(first line, fields) of each non-blank row of a BEIR TSV, the header included, read
+    as `GenericDataLoader._load_qrels` reads it: `open(path, encoding="utf-8")`
+    (universal newlines) and `csv.reader(delimiter="\t", quoting=csv.QUOTE_MINIMAL)`;
+    fields are not stripped. Blank lines, which stop BEIR's loader, are skipped."""
+    if not path.is_file():
+        raise InputError("file not found", file=path, hint=_MISSING)
+    try:
+        with path.open(encoding="utf-8") as fh:
+            reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
+            start = 1
+            for row in reader:
+                if any(f.strip() for f in row):
+                    yield start, row
+                start = reader.line_num + 1
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason})", file=path, hint="save as UTF-8") from exc
+    except csv.Error as exc:
+        raise InputError(f"unreadable TSV ({exc})", file=path, line=start) from exc
 
 
 def _objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -37,14 +59,10 @@ def _objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _id(obj: dict[str, Any], path: Path, lineno: int) -> str:
+    # Verbatim, as BEIR's loader keeps it; json_lines has refused lone surrogates.
     value = obj.get("_id")
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value:
         raise InputError("missing or empty string '_id'", file=path, line=lineno)
-    if value != value.strip() or any(c.isspace() or c in "/\\" for c in value):
-        raise InputError(
-            f"unusable id {value!r} (whitespace or a slash)", file=path, line=lineno,
-            hint="ids name documents and queries in TREC files",
-        )  # fmt: skip
     return value
 
 
@@ -112,10 +130,7 @@ def read_qrels(folder: Path, split: str) -> tuple[pd.DataFrame, Path]:
     rows: list[tuple[str, str, int, int]] = []
     seen: dict[tuple[str, str], int] = {}
     header = True
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        parts = line.rstrip("\r\n").split("\t")
+    for lineno, parts in tsv_rows(path):
         if header:
             header = False
             if tuple(p.strip() for p in parts) != QRELS_HEADER:
@@ -126,15 +141,19 @@ def read_qrels(folder: Path, split: str) -> tuple[pd.DataFrame, Path]:
                     hint="BEIR's loader skips the first line, so a data row there is lost",
                 )
             continue
-        if len(parts) != 3 or not all(p.strip() for p in parts):
+        if len(parts) != 3:
             raise InputError(
                 f"expected 3 tab-separated fields, found {len(parts)}", file=path, line=lineno
             )
-        qid, did, score = (p.strip() for p in parts)
+        if not parts[0] or not parts[1]:
+            raise InputError("empty query-id or corpus-id", file=path, line=lineno)
+        qid, did, score = parts
         try:
-            grade = int(score)
+            grade = int(score)  # as BEIR's loader: int(row[2])
         except ValueError:
-            raise InputError(f"score {score!r} is not an integer", file=path, line=lineno) from None
+            raise InputError(
+                f"score {score.strip()!r} is not an integer", file=path, line=lineno
+            ) from None
         claim_qrel(seen, qid, did, path, lineno)
         rows.append((qid, did, grade, lineno))
     if not rows:

@@ -4,7 +4,7 @@ for `ingest --beir`.
 The per-line reader (packet_builder.beir.corpus_pages) is the reference: it names the
 first bad line. This path returns None whenever it cannot vouch that the file is one
 the reference reads without error (a parse error, a non-string or null `_id`/`text`,
-a non-ASCII id, an id with whitespace or a slash, a repeated id, no entry), whenever
+an empty id, a repeated id, no entry), whenever
 Arrow might read the file differently from `json.loads` line by line
 (`packet_builder.arrow_jsonl`), or when the file is over MAX_BYTES, and the caller then falls back to the reference, which reports any
 error. When it answers,
@@ -27,7 +27,6 @@ from packet_builder.source_gate import page_kinds
 # The whole corpus is held in memory (about 5x the file); a larger file is streamed by
 # the per-line reader in batches instead.
 MAX_BYTES = 1 << 30
-_BAD_ID = r"[\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f /\\]"  # str.isspace() over ASCII, and slashes
 
 
 @dataclass
@@ -58,11 +57,7 @@ def read_corpus(folder: Path) -> BeirColumns | None:
     title = tbl["title"] if "title" in names else None
     if title is not None and not (pa.types.is_string(title.type) or pa.types.is_null(title.type)):
         return None
-    if not pc.all(pc.string_is_ascii(ids)).as_py():
-        return None
     if pc.any(pc.equal(pc.utf8_length(ids), 0)).as_py():
-        return None
-    if pc.any(pc.match_substring_regex(ids, _BAD_ID)).as_py():
         return None
     if pc.count_distinct(ids).as_py() != tbl.num_rows:
         return None

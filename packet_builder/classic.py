@@ -143,6 +143,8 @@ def read_guideline(path: Path) -> Guideline:
         raise InputError(f"malformed JSON ({exc.msg})", file=path, line=exc.lineno) from exc
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", file=path, hint="save as UTF-8") from exc
+    if isinstance(obj, dict):
+        obj = {k: v for k, v in obj.items() if k != "labels"}  # guideline_labels reads it
     if isinstance(obj, dict) and "requirement" in obj:
         return Guideline(_rubric(obj, path, "guideline"))
     if not isinstance(obj, dict) or not isinstance(obj.get("queries", {}), dict):
@@ -164,6 +166,31 @@ def read_guideline(path: Path) -> Guideline:
     if default is None and not per_query:
         raise InputError("the guideline has no rubric", file=path)
     return Guideline(default, per_query)
+
+
+def guideline_labels(path: Path) -> list[str] | None:
+    """The guideline's declared rating labels, lowest first (`"labels": ["low", "mid",
+    "high"]`, beside the rubric or `default`/`queries`), or None when it declares none."""
+    if not path.is_file():
+        raise InputError("guideline file not found", file=path, hint="check the path")
+    try:
+        obj = json_loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", file=path, line=exc.lineno) from exc
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text", file=path, hint="save as UTF-8") from exc
+    labels = obj.get("labels") if isinstance(obj, dict) else None
+    if labels is None:
+        return None
+    if (
+        not isinstance(labels, list)
+        or not labels
+        or not all(isinstance(x, str) and x.strip() for x in labels)
+    ):
+        raise InputError(
+            "'labels' must be a non-empty list of label strings, lowest first", file=path
+        )
+    return [x.strip() for x in labels]
 
 
 def relevance_conditions(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from scorers.rop.declaration import Validation, parse_declaration_json, referenced_paths, validate
+from scorers.rop.envelope import EnvelopeReport, envelope_report
 from scorers.rop.evaluate import RopResult, evaluate
 from scorers.rop.resolver import parse_resolver
 from scorers.rop.targets import compare_targets, parse_target_records
@@ -116,6 +117,16 @@ def evaluate_declaration_file(path: str | Path, progress: Progress = no_progress
     """Read a declaration and its files, then run the pure evaluator."""
     b = read_declaration_bundle(path)
     return evaluate(b.data, b.files, b.name, parsed=b.parsed, progress=progress)
+
+
+def evaluate_with_envelope(
+    path: str | Path, progress: Progress = no_progress
+) -> tuple[RopResult, EnvelopeReport]:
+    """`evaluate_declaration_file` and the envelope checks of the same declaration (read
+    once): not applicable when it has no envelope."""
+    b = read_declaration_bundle(path)
+    result = evaluate(b.data, b.files, b.name, parsed=b.parsed, progress=progress)
+    return result, envelope_report(b.parsed[0])
 
 
 def validate_declaration_file(path: str | Path) -> Validation:

@@ -54,13 +54,17 @@ def write_run(path: Path, query_id: Any, doc_id: Any, rank: Any, score: Any, tag
     return n
 
 
-def read_run_columns(path: Path) -> tuple[pa.Array, pa.Array, np.ndarray, str]:
+def read_run_columns(
+    path: Path, *, check_pairs: bool = True
+) -> tuple[pa.Array, pa.Array, np.ndarray, str]:
     """A TREC run as Arrow columns (query ids, doc ids), numpy scores and the first tag.
 
     The same acceptance and errors as `readers.read_run`: clean single-space
     files take its Arrow fast path and stay Arrow (no Python string per row,
     which is most of the cost of reading 70 runs); anything else goes through
-    `read_run` itself, which names the bad line.
+    `read_run` itself, which names the bad line. `check_pairs=False` leaves a repeated
+    (query, document) pair on the fast path to the caller (RRF finds repeats in its own
+    sort; `read_run(path)` then names the line).
     """
     from packet_builder.readers import _STR, _arrow_trec, _has_duplicate_pairs, read_run
 
@@ -68,7 +72,9 @@ def read_run_columns(path: Path) -> tuple[pa.Array, pa.Array, np.ndarray, str]:
     fast = None
     if path.is_file() and path.stat().st_size > 0:
         fast = _arrow_trec(path, [_STR, _STR, _STR, pa.int64(), pa.float64(), _STR])
-    if fast is not None and not _has_duplicate_pairs(fast.column(0), fast.column(2)):
+    if fast is not None and not (
+        check_pairs and _has_duplicate_pairs(fast.column(0), fast.column(2))
+    ):
         scores = fast.column(4).to_numpy()
         return fast.column(0), fast.column(2), scores, str(fast.column(5)[0])
     df = read_run(path)

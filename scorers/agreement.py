@@ -45,6 +45,10 @@ def krippendorff_alpha(
     return float(alpha(reliability_data=data, level_of_measurement=level, value_domain=domain))
 
 
+def _real(value: Hashable) -> float:
+    return float(value)  # type: ignore[arg-type]  # a numeric table's int or float
+
+
 def _pivot(
     ratings: Iterable[Rating],
 ) -> tuple[list[Hashable], list[Hashable], dict[Hashable, dict[Hashable, Hashable]]]:
@@ -57,16 +61,39 @@ def _pivot(
     return units, sorted(raters, key=_order_key), by_unit
 
 
-def ratings_summary(ratings: Iterable[Rating]) -> dict[str, Any]:
-    """Every statistic `agreement stats` reports for one ratings table."""
+def ratings_summary(
+    ratings: Iterable[Rating], order: Sequence[Hashable] | None = None
+) -> dict[str, Any]:
+    """Every statistic `agreement stats` reports for one ratings table.
+
+    `order` lists the labels lowest first (each observed value must be in it): ordinal
+    alpha then codes each label by its position, with the whole order as krippendorff's
+    `value_domain`, and the weighted Cohen kappas weigh by the same order. Without it,
+    numbers are their own codes and string labels are coded by their sorted position,
+    which is alphabetical and rarely the scale's order."""
     units, raters, by_unit = _pivot(ratings)
     values = sorted({v for row in by_unit.values() for v in row.values()}, key=_order_key)
     numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
-    # Labels are coded by their sorted position: fine for nominal; ordinal/interval
-    # need real numbers, so interval is only reported for numeric values.
-    code = {v: (float(v) if numeric else float(i)) for i, v in enumerate(values)}  # type: ignore[arg-type]
-    matrix = [[code[by_unit[u][r]] if r in by_unit[u] else math.nan for u in units] for r in raters]
-    domain = [code[v] for v in values]
+    if order is not None:
+        missing = [v for v in values if v not in set(order)]
+        if missing or len(set(order)) != len(order):
+            raise ValueError(f"order {list(order)!r} must name each value once: {missing!r}")
+        values = [v for v in order if v in set(values)]
+        domain_values = list(order)
+    else:
+        domain_values = values
+    # Ordinal and nominal alpha read ranks: a label's position in the order. Interval
+    # needs real numbers, so it is reported for numeric values only, on the numbers.
+    own = numeric and order is None
+    rank = {v: (_real(v) if own else float(i)) for i, v in enumerate(domain_values)}
+    matrix = [[rank[by_unit[u][r]] if r in by_unit[u] else math.nan for u in units] for r in raters]
+    domain = [rank[v] for v in domain_values]
+    interval: float | None = None
+    if numeric:
+        real = [
+            [_real(by_unit[u][r]) if r in by_unit[u] else math.nan for u in units] for r in raters
+        ]
+        interval = krippendorff_alpha(real, "interval", sorted(_real(v) for v in values))
     out: dict[str, Any] = {
         "n_units": len(units),
         "n_raters": len(raters),
@@ -75,9 +102,11 @@ def ratings_summary(ratings: Iterable[Rating]) -> dict[str, Any]:
         "krippendorff_alpha": {
             "nominal": krippendorff_alpha(matrix, "nominal", domain),
             "ordinal": krippendorff_alpha(matrix, "ordinal", domain),
-            "interval": krippendorff_alpha(matrix, "interval", domain) if numeric else None,
+            "interval": interval,
         },
     }
+    if order is not None:
+        out["order"] = list(order)
     full = [u for u in units if len(by_unit[u]) == len(raters)]
     out["fleiss_units"] = len(full)
     if full and len(raters) >= 2:

@@ -25,7 +25,6 @@ broken by the stated rule rather than by rounding.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -187,23 +186,103 @@ def canonical_sum(key: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.nd
     return k_sorted[starts], sums, counts
 
 
-def _rrf_sums(
-    pair: np.ndarray, rank: np.ndarray, npairs: int, k: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """RRF sums in a canonical order without sorting values: for rank 1, 2, ... in turn,
-    add (number of runs placing the pair at that rank) / (k + rank). Equal multisets of
-    ranks give bit-identical sums; the counts come from one radix sort of the ranks."""
-    fused = np.zeros(npairs)
-    if not len(rank):
-        return np.arange(0), fused
-    small = rank.astype(np.int32 if rank.max() >= 32767 else np.int16)
-    order = np.argsort(small, kind="stable")
-    r_sorted = small[order]
-    starts = np.r_[0, np.flatnonzero(r_sorted[1:] != r_sorted[:-1]) + 1, len(order)]
-    for a, b in itertools.pairwise(starts):
-        weight = 1.0 / (k + float(r_sorted[a]) + 1.0)
-        fused += np.bincount(pair[order[a:b]], minlength=npairs) * weight
-    return np.arange(npairs), fused
+class RepeatedPair(InputError):
+    """A run lists one (query, document) pair twice; `run` is its index among the inputs
+    (the caller may re-read that file to name the line)."""
+
+    def __init__(self, run: int, name: str, query: str, doc: str) -> None:
+        super().__init__(
+            f"run {name!r} lists query {query!r} and document {doc!r} twice",
+            hint="a run ranks each document at most once per query",
+        )
+        self.run = run
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    if hasattr(np, "bitwise_count"):  # NumPy >= 2
+        return np.bitwise_count(x).astype(np.int64)
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
+
+
+def _first_repeat(key: np.ndarray, run: np.ndarray, pstart: np.ndarray, nruns: int) -> int:
+    """The index of a run that lists one pair twice (key, run: sorted by key), or -1."""
+    if nruns <= 62:  # the runs of a pair as bits: a repeat leaves fewer bits than rows
+        size = np.diff(np.r_[pstart, len(key)])
+        runs_of = np.bitwise_or.reduceat(np.left_shift(1, run), pstart)
+        groups = np.flatnonzero(_popcount(runs_of) != size)
+        if not len(groups):
+            return -1
+        g = int(groups[0])
+        vals, counts = np.unique(run[pstart[g] : pstart[g] + size[g]], return_counts=True)
+        return int(vals[counts > 1][0])
+    uniq, counts = np.unique(key * nruns + run, return_counts=True)
+    return int(uniq[counts > 1][0] % nruns) if (counts > 1).any() else -1
+
+
+def _rrf_pairs(
+    keys: list[np.ndarray], ranks: list[np.ndarray], k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """RRF over pair keys (per run, one per kept row, with its 0-based rank).
+
+    Returns (pair key per fused pair, ascending; fused score; first appearance as the
+    (run, rank) of the earliest run listing it, packed in one integer; the index of a run
+    listing a pair twice, or -1). One sort of (key, rank, run) codes does all of it: each pair adds, for
+    its ranks in ascending order, (runs placing it at that rank) / (k + rank), starting
+    from 0, so equal multisets of ranks give bit-identical sums; the additions run
+    position by position within the pairs (as many steps as the most runs listing one
+    pair), so the cost does not grow with the depth. For two pairs of one query, the
+    earliest run and the rank in it order them as their first appearance over the runs
+    read in turn does."""
+    nruns = len(keys)
+    n = sum(len(x) for x in keys)
+    if not n:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, np.zeros(0), empty, -1
+    span = max(int(r.max()) for r in ranks if len(r)) + 1
+    top = max(int(x.max()) for x in keys if len(x)) + 1
+    # (key, rank, run) packed in bit fields of one int64, so decoding is shifts and masks;
+    # built and decoded in place (these arrays are the largest the fusion holds).
+    rbits, sbits = max(nruns - 1, 1).bit_length(), max(span - 1, 1).bit_length()
+    named = None
+    if top.bit_length() + sbits + rbits > 62:  # too wide: number the pairs first
+        codes_of, named = pd.factorize(np.concatenate(keys))
+        keys = np.split(codes_of.astype(np.int64), np.cumsum([len(x) for x in keys])[:-1])
+    codes = np.empty(n, dtype=np.int64)
+    at = 0
+    for j, (kj, rj) in enumerate(zip(keys, ranks, strict=True)):
+        part = codes[at : at + len(kj)]
+        np.left_shift(kj, sbits + rbits, out=part)
+        part |= np.left_shift(rj.astype(np.int64, copy=False), rbits)
+        part |= j
+        at += len(kj)
+    codes.sort()
+    run = codes & ((1 << rbits) - 1)
+    codes >>= rbits  # now key and rank
+    rest = codes
+    rstart = np.r_[0, np.flatnonzero(rest[1:] != rest[:-1]) + 1]
+    rank = rest & ((1 << sbits) - 1)
+    rest >>= sbits  # now the key
+    key = rest
+    pstart = np.r_[0, np.flatnonzero(key[1:] != key[:-1]) + 1]
+    pkeys = key[pstart] if named is None else np.asarray(named)[key[pstart]]
+    bad = _first_repeat(key, run, pstart, nruns)
+    if bad >= 0:
+        return pkeys, np.zeros(len(pstart)), np.zeros(len(pstart), np.int64), bad
+    counts = np.diff(np.r_[rstart, n])
+    # count x (1 / (k + rank + 1)): the float operations of the rank-by-rank definition.
+    values = counts.astype(np.float64) * (1.0 / ((k + rank[rstart].astype(np.float64)) + 1.0))
+    owner = np.cumsum(np.r_[0, (key[rstart][1:] != key[rstart][:-1]).astype(np.int64)])
+    first = np.r_[0, np.flatnonzero(owner[1:] != owner[:-1]) + 1]
+    length = np.diff(np.r_[first, len(owner)])
+    fused = np.zeros(len(pstart))
+    for j in range(int(length.max())):
+        at = first[length > j] + j
+        fused[owner[at]] += values[at]
+    tiebreak = np.minimum.reduceat((run << sbits) | rank, pstart)
+    return pkeys, fused, tiebreak, bad
 
 
 def fuse(
@@ -225,22 +304,27 @@ def fuse(
                 hint="every score must be a real number (no nan or inf)",
             )
         rows, rank = rank_within(qc, score, depth)
-        contrib = 1.0 / (k + rank + 1.0) if method == "rrf" else minmax(score[rows], qc[rows])
+        if method != "rrf":
+            contribs.append(minmax(score[rows], qc[rows]))
         keys.append(qc[rows].astype(np.int64) * ndocs + dc[rows])
-        contribs.append(contrib)
         ranks.append(rank)
-        stats.append(FuseRunStats(run.name, len(np.unique(qc)), len(score), len(rows)))
-    allkeys = np.concatenate(keys) if keys else np.array([], dtype=np.int64)
-    # Pair codes in first-appearance order: run order, then rank order within a run.
-    pair, pair_uniq = pd.factorize(allkeys)
+        queries = int(np.count_nonzero(np.bincount(qc))) if len(qc) else 0
+        stats.append(FuseRunStats(run.name, queries, len(score), len(rows)))
     if method == "rrf":
-        present, fused = _rrf_sums(pair, np.concatenate(ranks), len(pair_uniq), k)
+        pkeys, fused, tiebreak, bad = _rrf_pairs(keys, ranks, k)
+        if bad >= 0:
+            _repeated(runs, bad, keys[bad], quniq, duniq, ndocs)
+        q_of, d_of = pkeys // ndocs, pkeys % ndocs
+        rows, rank = rank_within_ties(q_of, fused, tiebreak, depth)
     else:
+        allkeys = np.concatenate(keys) if keys else np.array([], dtype=np.int64)
+        # Pair codes in first-appearance order: run order, then rank order within a run.
+        pair, pair_uniq = pd.factorize(allkeys)
         present, sums, counts = canonical_sum(pair, np.concatenate(contribs))
         fused = sums * counts if method == "combmnz" else sums
-    pkeys = np.asarray(pair_uniq)[present]
-    q_of, d_of = pkeys // ndocs, pkeys % ndocs
-    rows, rank = rank_within_ties(q_of, fused, present, depth)
+        pkeys = np.asarray(pair_uniq)[present]
+        q_of, d_of = pkeys // ndocs, pkeys % ndocs
+        rows, rank = rank_within_ties(q_of, fused, present, depth)
     ranked = Ranked(
         query_id=quniq.take(pa.array(q_of[rows])).to_numpy(zero_copy_only=False),
         doc_id=duniq.take(pa.array(d_of[rows])).to_numpy(zero_copy_only=False),
@@ -257,6 +341,15 @@ def fuse(
         rows=len(ranked),
     )
     return ranked, report
+
+
+def _repeated(
+    runs: Sequence[RunInput], index: int, keys: np.ndarray, quniq: Any, duniq: Any, ndocs: int
+) -> None:
+    """Raise RepeatedPair for the first pair run `index` lists twice."""
+    uniq, counts = np.unique(keys, return_counts=True)
+    key = int(uniq[counts > 1][0])
+    raise RepeatedPair(index, runs[index].name, str(quniq[key // ndocs]), str(duniq[key % ndocs]))
 
 
 def rank_within_ties(

@@ -17,6 +17,7 @@ from typing import Any
 from campaign.project import Project, private_dir, write_bytes_atomic
 from packet_builder.finalize_io import compute
 from packet_builder.grade_scale import classic_scale
+from packet_builder.qrels_export import describe_ids, revised_texts
 from packet_builder.rater_choice import describe_raters
 from vocabulary.errors import InputError
 from vocabulary.tables import table
@@ -28,10 +29,6 @@ OUTPUTS = ("qrels.txt", "qrels.jsonl", "queries.jsonl", "report.json")
 
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def _trec(rows: list[dict[str, Any]]) -> str:
-    return "".join(f"{r['query_id']} 0 {r['doc_id']} {r['grade']}\n" for r in rows)
 
 
 def _write(path: Path, text: str) -> None:
@@ -112,6 +109,12 @@ class FinalizeReport:
                     ["query", "document", "why pending"],
                 )
             )
+        if out.get("trec_unwritable_ids"):
+            parts.append(
+                "no TREC copy (qrels.txt): ids a TREC file cannot carry: "
+                + describe_ids(out["trec_unwritable_ids"])
+                + "; the revised qrels are BEIR TSV (qrels.tsv)"
+            )
         parts.append(f"wrote {out['out']}")
         return "\n".join(parts)
 
@@ -141,8 +144,12 @@ def finalize(
         stage_qrels = {name: classic.apply(rows)[0] for name, rows in stage_qrels.items()}
         classic_info = classic.manifest(changes)
         inputs["store:graded_qrels"] = classic.graded_sha256()
+    # qrels.txt and the stage copies; a BEIR benchmark's ids a TREC file cannot carry
+    # make them BEIR TSV only (packet_builder.qrels_export).
+    beir = classic_info is not None and classic_info["format"] == "beir"
+    qrels_texts, stage_names, unwritable = revised_texts(qrel_rows, stage_qrels, beir)
     texts = {
-        "qrels.txt": _trec(qrel_rows),
+        **qrels_texts,
         "qrels.jsonl": "".join(
             json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in qrel_rows
         ),
@@ -151,16 +158,9 @@ def finalize(
         ),
         "report.json": _dumps({k: v for k, v in result.items() if k != "qrels"}),
     }
-    stage_names = list(stage_qrels)
-    texts.update({name: _trec(rows) for name, rows in stage_qrels.items()})
-    if classic_info is not None and classic_info["format"] == "beir":
-        # BEIR's own layout, so GenericDataLoader(qrels_file=...) reads the revised copy.
-        texts["qrels.tsv"] = "query-id\tcorpus-id\tscore\n" + "".join(
-            f"{r['query_id']}\t{r['doc_id']}\t{r['grade']}\n" for r in qrel_rows
-        )
-        stage_names.append("qrels.tsv")
+    written = [name for name in OUTPUTS if name in texts]
     outputs = {
-        name: hashlib.sha256(texts[name].encode()).hexdigest() for name in (*OUTPUTS, *stage_names)
+        name: hashlib.sha256(texts[name].encode()).hexdigest() for name in (*written, *stage_names)
     }
     manifest = {
         "format": "evaudit-revision-manifest",
@@ -178,7 +178,7 @@ def finalize(
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError("--out is a file", file=out_dir, hint="give a folder")
     private_dir(out_dir)  # folders this creates are 0700; an existing --out is left as is
-    for name in (*OUTPUTS, *stage_names, "manifest.json"):
+    for name in (*written, *stage_names, "manifest.json"):
         _write(out_dir / name, texts[name])
     outputs["manifest.json"] = hashlib.sha256(texts["manifest.json"].encode()).hexdigest()
     return FinalizeReport(
@@ -201,5 +201,6 @@ def finalize(
             "qrels_rows": len(qrel_rows),
             "grade_scale": classic_info,
             "outputs": outputs,
+            "trec_unwritable_ids": unwritable,
         }
     )

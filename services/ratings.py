@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from packet_builder.campaign_io import read_ratings_csv
+from packet_builder.classic import guideline_labels
 from scorers.agreement import ratings_summary
 from services.report import num
+from vocabulary.errors import InputError
 from vocabulary.tables import table
+
+
+def _ordinal_label(out: dict[str, Any]) -> str:
+    if "order" in out:
+        return f"Krippendorff alpha ordinal ({' < '.join(map(str, out['order']))})"
+    numeric = all(isinstance(v, int | float) for v in out["values"])
+    return "Krippendorff alpha ordinal" + ("" if numeric else " (labels in alphabetical order)")
 
 
 @dataclass(frozen=True)
@@ -29,7 +39,7 @@ class RatingsReport:
         rows = [
             ("units / raters", f"{out['n_units']} / {out['n_raters']}"),
             ("Krippendorff alpha nominal", num(alpha["nominal"])),
-            ("Krippendorff alpha ordinal", num(alpha["ordinal"])),
+            (_ordinal_label(out), num(alpha["ordinal"])),
             ("Krippendorff alpha interval", num(alpha["interval"])),
             (f"Fleiss kappa ({out['fleiss_units']} units)", num(out["fleiss_kappa"])),
         ]
@@ -49,6 +59,65 @@ class RatingsReport:
         return table([list(r) for r in self.rows()], ["statistic", "value"])
 
 
-def ratings_stats(ratings: Path) -> RatingsReport:
-    """The agreement statistics of a `unit,rater,value` CSV."""
-    return RatingsReport(ratings_summary(read_ratings_csv(ratings)))
+def _label_order(
+    rows: list[tuple[Hashable, Hashable, Hashable]],
+    labels: list[str],
+    ratings: Path,
+    source: str,
+    where: Path | None,
+) -> list[Hashable]:
+    """The declared order in the table's own value type, checked against its values."""
+    if len(set(labels)) != len(labels):
+        twice = next(x for x in labels if labels.count(x) > 1)
+        raise InputError(f"{source} names {twice!r} twice", file=where, hint="name each label once")
+    numeric = all(isinstance(v, int) for _u, _r, v in rows)
+    order: list[Hashable] = list(labels)
+    if numeric:
+        try:
+            order = [int(x) for x in labels]
+        except ValueError:
+            raise InputError(
+                f"{source} names labels, but every value of the ratings is an integer",
+                file=where,
+                hint=f"order the integers, e.g. {','.join(str(v) for v in sorted({int(str(v)) for *_x, v in rows}))}",
+            ) from None
+    known = set(order)
+    for _u, _r, v in rows:
+        if v not in known:
+            raise InputError(
+                f"value {v!r} of the ratings is not in {source} ({', '.join(labels)})",
+                file=ratings,
+                hint="name every label, lowest first",
+            )
+    return order
+
+
+def ratings_stats(
+    ratings: Path, order: str | None = None, guideline: Path | None = None
+) -> RatingsReport:
+    """The agreement statistics of a `unit,rater,value` CSV. `order` ("low,mid,high") or
+    the guideline's `labels` give the ordinal scale, lowest first; without either, string
+    labels are ordered alphabetically (krippendorff's `value_domain`)."""
+    if order is not None and guideline is not None:
+        raise InputError("give --order or --guideline, not both")
+    rows = read_ratings_csv(ratings)
+    labels: list[str] | None = None
+    source, where = "--order", None
+    if order is not None:
+        labels = [x.strip() for x in order.split(",")]
+        if not all(labels):
+            raise InputError(
+                f"--order {order!r} has an empty label", hint="e.g. --order low,mid,high"
+            )
+    elif guideline is not None:
+        labels = guideline_labels(guideline)
+        source, where = "the guideline's labels", guideline
+        if labels is None:
+            raise InputError(
+                "the guideline declares no 'labels'",
+                file=guideline,
+                hint='add "labels": ["low", "mid", "high"] (lowest first), or pass --order',
+            )
+    if labels is None:
+        return RatingsReport(ratings_summary(rows))
+    return RatingsReport(ratings_summary(rows, _label_order(rows, labels, ratings, source, where)))

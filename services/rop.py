@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from packet_builder.rop_files import (
     compare_targets_file,
-    evaluate_declaration_file,
+    evaluate_with_envelope,
     rop_from_qrels_files,
     validate_declaration_file,
 )
 from scorers.rop.declaration import Validation
 from scorers.rop.declaration import schema as declaration_schema
+from scorers.rop.envelope import EnvelopeReport, envelope_report
 from scorers.rop.evaluate import RopResult
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
@@ -37,16 +38,33 @@ def list_line(label: str, items: list[str], limit: int = 10) -> str:
 
 @dataclass(frozen=True)
 class EvaluateReport:
-    """`rop evaluate`: the evaluator's result as it is (no second pass over the records)."""
+    """`rop evaluate`: the evaluator's result as it is (no second pass over the records),
+    and whether the declaration's envelope checks applied (`envelope`)."""
 
     result: RopResult
+    envelope: EnvelopeReport = field(default_factory=lambda: envelope_report(None))
 
     @property
     def exit_code(self) -> int:
         return self.result.exit_code
 
+    def envelope_json(self) -> dict[str, Any]:
+        """{"status": valid|invalid|not_applicable, "applied", "note"}."""
+        env = self.envelope
+        if not env.present:
+            note = "the declaration has no envelope: the envelope checks did not apply"
+        else:
+            differs = [c.check for c in env.checks if c.status != "equal"]
+            note = (
+                "the envelope equals the instruction sheet on "
+                + ", ".join(c.check for c in env.checks)
+                if not differs
+                else "the envelope differs from the instruction sheet on " + ", ".join(differs)
+            )
+        return {"status": env.status, "applied": env.present, "note": note}
+
     def to_json(self) -> dict[str, Any]:
-        return self.result.to_json()
+        return {**self.result.to_json(), "envelope": self.envelope_json()}
 
     def rows(self) -> list[list[Any]]:
         """The verdict histogram: [verdict, records]."""
@@ -62,6 +80,8 @@ class EvaluateReport:
             f"  evaluable: {r.evaluable_records}  pass fraction: {fraction}",
             table(self.rows(), ["verdict", "records"]),
         ]
+        env = self.envelope_json()
+        lines.insert(2, f"envelope checks: {env['status'].replace('_', ' ')} ({env['note']})")
         for label, items in (
             ("missing", r.missing_record_ids),
             ("duplicate", r.duplicate_record_ids),
@@ -75,7 +95,7 @@ class EvaluateReport:
 
 def evaluate(declaration: str | Path, progress: Progress = no_progress) -> EvaluateReport:
     """`rop evaluate`: `progress` sees the records file's blocks as they are decoded."""
-    return EvaluateReport(evaluate_declaration_file(declaration, progress))
+    return EvaluateReport(*evaluate_with_envelope(declaration, progress))
 
 
 @dataclass(frozen=True)

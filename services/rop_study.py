@@ -31,8 +31,12 @@ from vocabulary.tables import table
 
 
 def pct(value: float | None) -> str:
-    """A share in percent with one decimal; undefined reads n/a."""
-    return "n/a" if value is None else f"{100 * value:.1f}"
+    """A share in percent with one decimal; undefined reads n/a (and a rounding residue
+    below zero reads 0.0, not -0.0)."""
+    if value is None:
+        return "n/a"
+    text = f"{100 * value:.1f}"
+    return "0.0" if text == "-0.0" else text
 
 
 def interval_text(boot: dict[str, Any]) -> str:
@@ -170,7 +174,8 @@ def misses(
 
 @dataclass(frozen=True)
 class AssociationStudyReport:
-    """`rop association` (Table 9): Return EM vs Omit EM on paired aligned contexts."""
+    """`rop association` (Table 9): Return EM vs Omit EM on paired aligned contexts, and the
+    same in answer-token F1 (n/a when the rows record only EM)."""
 
     report: AssociationReport
 
@@ -185,12 +190,22 @@ class AssociationStudyReport:
                 pct(p.return_em),
                 pct(p.omit_em),
                 pct(p.delta) + interval_text(p.interval.to_json()),
+                pct(p.return_f1),
+                pct(p.omit_f1),
+                pct(p.delta_f1)
+                + ("" if p.interval_f1 is None else interval_text(p.interval_f1.to_json())),
             ]
             for p in self.report.pairs
         ]
 
     def table(self) -> str:
-        return table(self.rows(), ["arm pair", "n", "Return EM", "Omit EM", "Delta EM [95%]"])
+        return table(
+            self.rows(),
+            [
+                "arm pair", "n", "Return EM", "Omit EM", "Delta EM [95%]", "Return F1",
+                "Omit F1", "Delta F1 [95%]",
+            ],
+        )  # fmt: skip
 
 
 def association(
@@ -216,7 +231,8 @@ def association(
 
 @dataclass(frozen=True)
 class DeletionStudyReport:
-    """`rop deletion` (Tables 10 and 21): contrasts and per-arm call accounting."""
+    """`rop deletion` (Tables 10 and 21): contrasts in EM and answer-token F1, their
+    complete-case and valid-repeat summaries, and per-arm call accounting."""
 
     report: DeletionReport
 
@@ -231,9 +247,33 @@ class DeletionStudyReport:
                 f"{pct(c.em_a)}/{pct(c.em_b)}",
                 pct(c.delta) + interval_text(c.interval.to_json()),
                 pct(c.adverse_delta),
+                f"{pct(c.f1_a)}/{pct(c.f1_b)}",
+                pct(c.delta_f1)
+                + ("" if c.interval_f1 is None else interval_text(c.interval_f1.to_json())),
+                pct(c.adverse_delta_f1),
             ]
             for c in self.report.contrasts
         ]
+
+    def summary_rows(self) -> list[list[Any]]:
+        """Per contrast and summary (failures left out): n, EM A/B, Delta EM, F1 A/B, Delta F1."""
+        out = []
+        for c in self.report.contrasts:
+            for name, summ in (
+                ("complete-case", c.complete_case),
+                ("valid-repeat", c.valid_repeat),
+            ):
+                if summ is None:
+                    continue
+                x = summ.to_json()
+                out.append(
+                    [
+                        f"{c.arm_a}/{c.arm_b}", name, x["n"], f"{pct(x['em_a'])}/{pct(x['em_b'])}",
+                        pct(x["delta_em"]), f"{pct(x['f1_a'])}/{pct(x['f1_b'])}",
+                        pct(x["delta_f1"]),
+                    ]
+                )  # fmt: skip
+        return out
 
     def accounting_rows(self) -> list[list[Any]]:
         acc = self.report.accounting
@@ -257,10 +297,18 @@ class DeletionStudyReport:
 
     def table(self) -> str:
         contrasts = table(
-            self.rows(), ["contrast", "n", "EM A/B", "Delta EM [95%]", "adverse Delta"]
+            self.rows(),
+            [
+                "contrast", "n", "EM A/B", "Delta EM [95%]", "adverse Delta", "F1 A/B",
+                "Delta F1 [95%]", "adverse Delta F1",
+            ],
+        )  # fmt: skip
+        summaries = table(
+            self.summary_rows(),
+            ["contrast", "summary", "n", "EM A/B", "Delta EM", "F1 A/B", "Delta F1"],
         )
         arms = ["", *[a.arm for a in self.report.accounting]]
-        return "\n".join([contrasts, table(self.accounting_rows(), arms)])
+        return "\n".join([contrasts, summaries, table(self.accounting_rows(), arms)])
 
 
 def deletion(

@@ -131,9 +131,9 @@ def test_corpus_bad_lines(project: Path, tmp_path: Path) -> None:
         fh.write(json.dumps({"_id": "d1_0", "title": "", "text": "twice"}) + "\n")
     out = run_cli("ingest", project, "--beir", beir, expect=2).stderr
     assert "corpus.jsonl:32: duplicate _id 'd1_0' (first on line 1)" in out
-    path.write_text(json.dumps({"_id": "a b", "text": "x"}) + "\n")
+    path.write_text(json.dumps({"_id": "", "text": "x"}) + "\n")
     assert (
-        "corpus.jsonl:1: unusable id 'a b'"
+        "corpus.jsonl:1: missing or empty string '_id'"
         in run_cli("ingest", project, "--beir", beir, expect=2).stderr
     )
     path.write_text(json.dumps({"_id": "a", "title": "t"}) + "\n")

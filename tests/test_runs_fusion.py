@@ -139,3 +139,90 @@ def test_depth_cuts_each_input_and_the_output() -> None:
     # Only x (A's top) and z (B's top) take part; each scores 1/1; x seen first.
     assert ranked.per_query() == {"q": [("x", 1.0)]}
     assert [r.rows_used for r in report.runs] == [1, 1]
+
+
+def _canonical_rrf(runs: list[RunInput], k: int, depth: int) -> dict[str, list]:
+    """RRF as a plain loop with the stated canonical sum: for each pair, its ranks in
+    ascending order, each adding (runs at that rank) x 1 / (k + rank) to 0.0; ties by
+    first appearance over the runs in order, each top to bottom."""
+    ranks: dict[tuple[str, str], list[int]] = {}
+    queries: list[str] = []
+    for run in runs:
+        per_q: dict[str, list[tuple[int, str, float]]] = {}
+        for i, (q, d, s) in enumerate(zip(run.query_id, run.doc_id, run.score, strict=True)):
+            per_q.setdefault(q, []).append((i, d, s))
+            if q not in queries:
+                queries.append(q)
+        for q in sorted(per_q, key=queries.index):
+            top = sorted(per_q[q], key=lambda t: (-t[2], t[0]))[:depth]
+            for rank, (_, d, _) in enumerate(top):
+                ranks.setdefault((q, d), []).append(rank)
+    out: dict[str, list] = {}
+    order = {key: n for n, key in enumerate(ranks)}
+    for q in queries:
+        docs = []
+        for (qq, d), rs in ranks.items():
+            if qq == q:
+                total = 0.0
+                for r in sorted(set(rs)):
+                    total += float(rs.count(r)) * (1.0 / (k + float(r) + 1.0))
+                docs.append((-total, order[(q, d)], d, total))
+        out[q] = [(d, t) for _, _, d, t in sorted(docs)[:depth]]
+    return out
+
+
+@pytest.mark.parametrize(("nruns", "per_q", "pool"), [(2, 30, 35), (5, 40, 60), (70, 12, 20)])
+def test_rrf_is_bit_identical_to_the_canonical_loop_on_ties(
+    nruns: int, per_q: int, pool: int
+) -> None:
+    # Scores 0..2: long tie blocks within each run; few documents: many equal rank sets.
+    runs = _random_runs(13, nruns=nruns, nq=6, per_q=per_q, pool=pool, ties=True)
+    runs = [RunInput(r.name, r.query_id, r.doc_id, [s % 3 for s in r.score]) for r in runs]
+    for depth in (1, 7, per_q):
+        for k in (0, 60):
+            ranked, _ = fuse(runs, method="rrf", k=k, depth=depth)
+            ours = ranked.per_query()
+            ref = _canonical_rrf(runs, k, depth)
+            assert list(ours) == list(ref)
+            for q in ref:
+                assert ours[q] == ref[q], (q, depth, k)  # order and every bit of the score
+
+
+def test_a_run_listing_a_pair_twice_is_refused() -> None:
+    from scorers.fusion import RepeatedPair
+
+    good = RunInput("A", ["q", "q"], ["x", "y"], [2.0, 1.0])
+    twice = RunInput("B", ["q", "q", "q"], ["y", "z", "y"], [3.0, 2.0, 1.0])
+    for runs, index in (([good, twice], 1), ([twice, good], 0), ([good] * 63 + [twice], 63)):
+        with pytest.raises(RepeatedPair) as exc:
+            fuse(runs, method="rrf", k=60, depth=10)
+        assert exc.value.run == index and "'B' lists query 'q' and document 'y' twice" in str(
+            exc.value.message
+        )
+
+
+def test_rrf_pair_codes_that_would_overflow_are_numbered_first() -> None:
+    from scorers.fusion import _rrf_pairs
+
+    big = 1 << 60
+    keys = [np.array([big, 5]), np.array([5, big])]
+    ranks = [np.array([0, 1]), np.array([0, 1])]
+    pkeys, fused, tiebreak, bad = _rrf_pairs(keys, ranks, 60)
+    assert bad == -1 and sorted(pkeys.tolist()) == [5, big]
+    assert fused.tolist() == [1 / 61 + 1 / 62] * 2
+    by_key = dict(zip(pkeys.tolist(), tiebreak.tolist(), strict=True))
+    assert by_key[big] < by_key[5]  # big: run 0 rank 0; 5: run 0 rank 1
+
+
+@pytest.mark.parametrize("method", ["rrf", "combsum"])
+def test_cli_names_the_line_of_a_repeated_pair(tmp_path, method: str) -> None:  # type: ignore[no-untyped-def]
+    from tests.conftest import run_cli
+
+    ok = tmp_path / "ok.trec"
+    ok.write_text("q1 Q0 d1 1 3.0 a\nq1 Q0 d3 2 2.0 a\n")
+    dup = tmp_path / "dup.trec"
+    dup.write_text("q1 Q0 d1 1 3.0 b\nq1 Q0 d2 2 2.0 b\nq1 Q0 d1 3 1.0 b\n")
+    out = tmp_path / "f.trec"
+    err = run_cli("runs", "fuse", "--method", method, "--run", ok, "--run", dup, "--out", out,
+                  expect=2).stderr  # fmt: skip
+    assert "dup.trec:3:" in err and "'d1' appears twice" in err and not out.exists()

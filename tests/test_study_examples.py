@@ -89,7 +89,9 @@ def test_every_rop_study_command_runs_on_its_example() -> None:
         "--json",
         expect=1,
     )
-    assert [r["line"] for r in json.loads(result.stdout)["rejections"]] == [5, 10]
+    rejections = json.loads(result.stdout)["rejections"]
+    assert [r["line"] for r in rejections] == [5, 10, 11]
+    assert rejections[2]["fields"] == ["cutoff", "terminal_attempt"]
 
 
 def test_orbit_check_commands_run_on_their_example() -> None:

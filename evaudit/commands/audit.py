@@ -37,12 +37,27 @@ def agreement() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="CSV with header unit,rater,value (a missing rating is an absent row).",
 )
+@click.option(
+    "--order",
+    default=None,
+    help="The labels lowest first, e.g. low,mid,high: the scale of ordinal alpha and the "
+    "weighted Cohen kappas (krippendorff's value_domain). Without it (or --guideline) "
+    "string labels are ordered alphabetically.",
+)
+@click.option(
+    "--guideline",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help='Take the order from a guideline JSON\'s "labels" list (lowest first).',
+)
 @_JSON
-def agreement_stats(ratings: Path, as_json: bool) -> None:
+def agreement_stats(
+    ratings: Path, order: str | None, guideline: Path | None, as_json: bool
+) -> None:
     """Krippendorff's alpha, Fleiss' kappa and (two raters) Cohen's kappa, AC1, Wilson CI."""
     from services.ratings import ratings_stats
 
-    report = ratings_stats(ratings)
+    report = ratings_stats(ratings, order, guideline)
     emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 

@@ -177,8 +177,10 @@ def association_cmd(
 ) -> None:
     """Table 9: Return EM vs Omit EM on paired aligned contexts where the shared object is
     in exactly one, with a 95% interval that resamples question ids (all model rows of a
-    question together). READER.jsonl: {"question_id","model","arm","em","contains_selected",
-    "aligned"?,"passages"?}."""
+    question together), and the same in answer-token F1. READER.jsonl: {"question_id",
+    "model","arm","answer","gold","contains_selected","aligned"?,"passages"?}; EM and F1 are
+    scored from the raw answer against the gold answer(s) with HybridQA's (SQuAD v1.1's)
+    normalization; a row may record "em" instead (no F1 then)."""
     from services.rop_study import association
 
     report = association(
@@ -223,10 +225,12 @@ def deletion_cmd(
     seed: int,
     as_json: bool,
 ) -> None:
-    """Tables 10 and 21: repeat-mean EM per item and arm (a failed call scores 0), A/B
-    contrasts with paired bootstrap intervals and the most adverse reassignment of the
-    failures, and per-arm call accounting. CALLS.jsonl: {"item_id","arm","repeat",
-    "status","em"?,"answer"?,"requests"?}."""
+    """Tables 10 and 21: repeat-mean EM and answer-token F1 per item and arm (a failed call
+    scores 0), A/B contrasts with paired bootstrap intervals and the most adverse
+    reassignment of the failures, complete-case and valid-repeat summaries (failures left
+    out), and per-arm call accounting. CALLS.jsonl: {"item_id","arm","repeat","status",
+    "answer"?,"gold"?,"em"?,"requests"?}: a valid call's EM and F1 are scored from its raw
+    answer against the gold answer(s) with HybridQA's (SQuAD v1.1's) normalization."""
     from services.rop_study import deletion
 
     arm_list = [a.strip() for a in arms.split(",") if a.strip()]
@@ -244,21 +248,25 @@ def deletion_cmd(
     "--runs",
     required=True,
     type=click.Path(dir_okay=False),
-    help='Run records JSONL {"record_id","question_id","model"?,"rankings"|"returned"}.',
+    help='Run records JSONL {"record_id","question_id","model"?,"rankings"|"returned", '
+    '"condition"?,"reference_path"?,"cutoff"?,"task"?,"terminal_attempt"?,'
+    '"invalid_output_policy"?,"status"?}.',
 )
 @click.option(
     "--reader",
     required=True,
     type=click.Path(dir_okay=False),
     help='Reader records JSONL {"run_record_id","question_id","model"?,"stack"?,'
-    '"returned_sha256"}.',
+    '"returned_sha256"} and the run record\'s bound fields.',
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.pass_context
 def replay_check_cmd(ctx: click.Context, runs: str, reader: str, as_json: bool) -> None:
     """Validate joined replay records: every reader record refers to a declared run record
-    with the same question id (and model) and the same returned-list SHA-256. Exit 0 when
-    every reader record is accepted, 1 when any is rejected."""
+    with the same question id (and model), the same returned-list SHA-256, and the same
+    condition, reference path, cutoff, task, terminal attempt, invalid-output policy and
+    status wherever either record carries one (each mismatch named with its line). Exit 0
+    when every reader record is accepted, 1 when any is rejected."""
     from services.rop_study import replay_check
 
     report = replay_check(runs, reader)

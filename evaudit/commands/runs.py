@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 _path = click.Path(path_type=Path, dir_okay=False)
 
 
-def _read_runs(specs: tuple[str, ...]) -> list[RunInput]:
+def _read_runs(specs: tuple[str, ...], check_pairs: bool = True) -> list[RunInput]:
     """Read every run (file order kept); named by NAME= or the tag of its first line."""
     from packet_builder.run_files import read_run_columns
     from scorers.fusion import RunInput
@@ -30,7 +30,7 @@ def _read_runs(specs: tuple[str, ...]) -> list[RunInput]:
     seen: dict[str, Path] = {}
     for spec in specs:
         name, path = parse_run_spec(spec)
-        qids, dids, scores, tag = read_run_columns(path)
+        qids, dids, scores, tag = read_run_columns(path, check_pairs=check_pairs)
         name = name or tag
         claim_run_name(seen, name, path)
         out.append(RunInput(name, qids, dids, scores))
@@ -74,13 +74,21 @@ def fuse_cmd(
 
     from evaudit.output import emit_json
     from packet_builder.run_files import write_run
-    from scorers.fusion import fuse
+    from scorers.fusion import RepeatedPair, fuse
 
     if len(run_specs) < 2:
         raise InputError("fusion needs at least two runs", hint="pass --run twice or more")
     _check_out(out, [parse_run_spec(s)[1] for s in run_specs])
-    inputs = _read_runs(run_specs)
-    ranked, report = fuse(inputs, method=method, k=k, depth=depth)
+    # RRF finds a repeated (query, document) pair in its own sort; the reader then names
+    # the line, as it does for the other methods up front.
+    inputs = _read_runs(run_specs, check_pairs=method != "rrf")
+    try:
+        ranked, report = fuse(inputs, method=method, k=k, depth=depth)
+    except RepeatedPair as exc:
+        from packet_builder.readers import read_run
+
+        read_run(parse_run_spec(run_specs[exc.run])[1])
+        raise
     tag = tag or f"{method}_fused"
     write_run(out, ranked.query_id, ranked.doc_id, ranked.rank, ranked.score, tag)
     report = replace(report, out=str(out), tag=tag)

@@ -16,6 +16,7 @@ dataset trace G with two frozen rankings, and a reader and a deletion ledger fol
     evaudit rop deletion examples/rop-study/calls.jsonl --arms intact,trace_drop,sham_drop
     evaudit rop replay-check --runs examples/rop-study/records.jsonl \\
         --reader examples/rop-study/reader_records.jsonl
+    evaudit rop evaluate examples/rop/hard-fixture/declaration.json
 """
 
 from __future__ import annotations
@@ -30,6 +31,27 @@ HERE = Path(__file__).resolve().parent
 MODELS = ("claude", "gpt", "gemini")
 QUESTIONS = 40
 DEPTH = 20
+
+
+# The bound fields of "Validate joined records before analysis" (Appendix A).
+BOUND = {
+    "condition": "selected-id",
+    "reference_path": "trace",
+    "cutoff": 5,
+    "task": "answer",
+    "terminal_attempt": 1,
+    "invalid_output_policy": "score-zero",
+    "status": "valid",
+}
+
+
+def _answer(rng: random.Random, gold: str, exact: bool) -> str:
+    """A raw reader answer: the gold one as a model writes it (case, punctuation, an
+    article: exact after normalization), or a partial or wrong one."""
+    if exact:
+        return rng.choice([gold, gold.lower() + ".", f"The {gold}", f"{gold.upper()}!"])
+    words = gold.split()
+    return rng.choice([words[-1], " ".join(words[:2]) + " Arena", "unknown", ""])
 
 
 def _ranking(rng: random.Random, targets: dict[str, int | None], q: int) -> list[str]:
@@ -87,6 +109,7 @@ def build() -> dict[str, bytes]:
             }
             if q == 21:
                 row["rankings"]["final"] = row["rankings"]["final"][:12]
+            row |= BOUND  # the fields replay-check binds a reader record to
             records.append(row)
     resolver = {"version": "rop-study-example-v1", "objects": dict(sorted(objects.items()))}
 
@@ -97,12 +120,14 @@ def build() -> dict[str, bytes]:
             holds_question = rng.random() < 0.35
             for arm, holds in (("id", holds_id), ("question", holds_question)):
                 p = 0.8 if holds else 0.5
+                gold = f"Trace {q} Stadium"
                 reader.append(
                     {
                         "question_id": f"q{q:02d}",
                         "model": model,
                         "arm": arm,
-                        "em": int(rng.random() < p),
+                        "answer": _answer(rng, gold, rng.random() < p),
+                        "gold": [gold, f"the {gold.lower()}"] if q % 3 == 0 else gold,
                         "contains_selected": holds,
                         "aligned": q % 5 != 4,
                         "passages": 5,
@@ -125,8 +150,8 @@ def build() -> dict[str, bytes]:
                     "requests": 2 if failed else 1,
                 }
                 if not failed:
-                    exact = rng.random() < p
-                    row |= {"em": int(exact), "answer": "gold" if exact else f"w{rng.randrange(2)}"}
+                    row |= {"answer": _answer(rng, "Gold Answer", rng.random() < p)}
+                row["gold"] = "Gold Answer"
                 calls.append(row)
 
     def sha_list(ids: list[str]) -> str:
@@ -141,11 +166,15 @@ def build() -> dict[str, bytes]:
             "model": r["model"],
             "stack": "final",
             "returned_sha256": sha_list(r["rankings"]["final"]),
+            **BOUND,
         }
         if n == 4:
             claim["question_id"] = "q99"  # joined to the wrong question
         if n == 9:
             claim["returned_sha256"] = sha_list(r["rankings"]["final"][::-1])  # other list
+        if n == 10:
+            claim["cutoff"] = 20  # read at another cutoff than the run record's
+            claim["terminal_attempt"] = 2  # and from a retry the ledger does not end with
         reader_records.append(claim)
 
     def jsonl(rows: list[dict[str, Any]]) -> bytes:

@@ -1,14 +1,17 @@
 """Reader-side association audit ("Does the Selected Object Reach the Reader?", Sec. 4.1, Table 9).
 
-Reader rows ``{"question_id", "model", "arm", "em", "contains_selected", "aligned"?,
-"passages"?}``: one answer of one reader arm (a retrieval condition feeding the reader) for
+Reader rows ``{"question_id", "model", "arm", "answer", "gold", "contains_selected",
+"aligned"?, "passages"?}`` (or a recorded ``"em"`` in place of ``answer`` and ``gold``): one
+answer of one reader arm (a retrieval condition feeding the reader) for
 one model-question record. For a pair of arms A:B the two rows of each (question, model)
 are joined; the pair enters when both are aligned (U = G; rows without the field count as
 aligned), both contexts hold the declared number of passages (``--passages``, when given),
 and the shared object is in exactly one of the two contexts. Return EM is the exact match
 of the context that holds it, Omit EM that of the other; Delta EM = Return - Omit, with a
 percentile interval that resamples clusters (question ids by default) and keeps every
-model-family row of a drawn question together. The comparison is associative: the paired
+model-family row of a drawn question together. Exact match and answer-token F1 are scored
+from the raw answers with HybridQA's (SQuAD v1.1's) normalization (`scorers.rop.answers`);
+Return/Omit F1 and Delta F1 stand beside the EM columns when every entered row has answers. The comparison is associative: the paired
 contexts differ in more than the one passage.
 """
 
@@ -18,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scorers.rop.answers import row_scores
 from scorers.rop.resampling import Interval, cluster_bootstrap_difference
 from vocabulary.errors import InputError
 
@@ -33,6 +37,7 @@ class ReaderRow:
     aligned: bool
     passages: int | None
     cluster: str
+    f1: float | None = None  # None when the row records only its EM
 
 
 def _text(obj: dict[str, Any], key: str, source: str, line: int) -> str:
@@ -52,10 +57,12 @@ def parse_reader_rows(
         qid = _text(obj, "question_id", source, line)
         model = _text(obj, "model", source, line)
         arm = _text(obj, "arm", source, line)
-        em = obj.get("em")
-        if isinstance(em, bool) or not isinstance(em, int | float) or not 0 <= em <= 1:
+        scores = row_scores(obj, source, line)
+        if scores is None:
             raise InputError(
-                "'em' must be a number in [0, 1]", file=source, line=line, hint="1 exact, 0 not"
+                "needs the predicted 'answer' and 'gold' answers (or a recorded 'em')",
+                file=source,
+                line=line,
             )
         contains = obj.get("contains_selected")
         if not isinstance(contains, bool):
@@ -77,7 +84,9 @@ def parse_reader_rows(
             )
         seen[key] = line
         out.append(
-            ReaderRow(line, qid, model, arm, float(em), contains, aligned, passages, cluster)
+            ReaderRow(
+                line, qid, model, arm, scores[0], contains, aligned, passages, cluster, scores[1]
+            )
         )
     if not out:
         raise InputError("no reader rows", file=source, hint="one JSON object per line")
@@ -101,6 +110,10 @@ class PairResult:
     delta: float | None
     interval: Interval
     a_returns: int  # entered pairs where arm A's context holds the object
+    return_f1: float | None = None  # None when an entered row records only its EM
+    omit_f1: float | None = None
+    delta_f1: float | None = None
+    interval_f1: Interval | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -118,6 +131,10 @@ class PairResult:
             "omit_em": self.omit_em,
             "delta_em": self.delta,
             "bootstrap": self.interval.to_json(),
+            "return_f1": self.return_f1,
+            "omit_f1": self.omit_f1,
+            "delta_f1": self.delta_f1,
+            "bootstrap_f1": None if self.interval_f1 is None else self.interval_f1.to_json(),
         }
 
 
@@ -137,16 +154,20 @@ class AssociationReport:
         }
 
 
+Entered = tuple[float, float, str, bool, float | None, float | None]
+
+
 def paired_records(
     rows: Sequence[ReaderRow], arm_a: str, arm_b: str, passages: int | None
-) -> tuple[list[tuple[float, float, str, bool]], dict[str, int]]:
-    """(return EM, omit EM, cluster, A holds it) per entered record, and the exclusion counts."""
+) -> tuple[list[Entered], dict[str, int]]:
+    """(return EM, omit EM, cluster, A holds it, return F1, omit F1) per entered record, and
+    the exclusion counts."""
     by_key: dict[tuple[str, str], dict[str, ReaderRow]] = {}
     for r in rows:
         if r.arm in (arm_a, arm_b):
             by_key.setdefault((r.question_id, r.model), {})[r.arm] = r
     counts = {"joined": 0, "not_aligned": 0, "passages": 0, "both": 0, "neither": 0}
-    entered: list[tuple[float, float, str, bool]] = []
+    entered: list[Entered] = []
     for key in sorted(by_key):
         arms = by_key[key]
         if len(arms) < 2:
@@ -168,9 +189,9 @@ def paired_records(
         elif not (a.contains_selected or b.contains_selected):
             counts["neither"] += 1
         elif a.contains_selected:
-            entered.append((a.em, b.em, a.cluster, True))
+            entered.append((a.em, b.em, a.cluster, True, a.f1, b.f1))
         else:
-            entered.append((b.em, a.em, a.cluster, False))
+            entered.append((b.em, a.em, a.cluster, False, b.f1, a.f1))
     return entered, counts
 
 
@@ -197,6 +218,11 @@ def associate(
         ret = [e[0] for e in entered]
         omit = [e[1] for e in entered]
         n = len(entered)
+        f1s = [(e[4], e[5]) for e in entered]
+        has_f1 = bool(n) and all(x is not None and y is not None for x, y in f1s)
+        ret_f1 = [float(x or 0.0) for x, _ in f1s]
+        omit_f1 = [float(y or 0.0) for _, y in f1s]
+        clusters = [e[2] for e in entered]
         interval = cluster_bootstrap_difference(
             ret,
             omit,
@@ -220,6 +246,19 @@ def associate(
                 delta=(sum(ret) - sum(omit)) / n if n else None,
                 interval=interval,
                 a_returns=sum(1 for e in entered if e[3]),
+                return_f1=sum(ret_f1) / n if has_f1 else None,
+                omit_f1=sum(omit_f1) / n if has_f1 else None,
+                delta_f1=(sum(ret_f1) - sum(omit_f1)) / n if has_f1 else None,
+                interval_f1=cluster_bootstrap_difference(
+                    ret_f1,
+                    omit_f1,
+                    clusters,
+                    resamples=resamples,
+                    seed=seed,
+                    confidence=confidence,
+                )
+                if has_f1
+                else None,
             )
         )
     return AssociationReport(len(rows), cluster_field, passages, results)

@@ -5,9 +5,14 @@ Run records ``{"record_id", "question_id", "model"?, "rankings": {STACK: [ids]}}
 ``{"reader_id"?, "run_record_id", "question_id", "model"?, "stack"?, "returned_sha256"}``
 claim to have read one of them. A reader record is accepted only when it refers to a
 declared run record, has the same question id (and model, when both carry one), names a
-stack of that record (or the record has one list), and its ``returned_sha256`` equals the
-hash of that returned list. Every other reader record is rejected with its reason; the
-declared denominator (the run records) is unchanged by a rejection.
+stack of that record (or the record has one list), its ``returned_sha256`` equals the
+hash of that returned list, and it agrees with the run record on each bound field the paper
+lists ("Replay also checks the named condition, reference path, cutoff, logical task,
+terminal attempt, invalid-output policy, source SHA-256 hashes, and status"):
+``condition``, ``reference_path``, ``cutoff``, ``task``, ``terminal_attempt``,
+``invalid_output_policy`` and ``status``. A field either record carries must be in both with
+the same value. Every other reader record is rejected with its reasons (each mismatching
+field named); the declared denominator (the run records) is unchanged by a rejection.
 
 Returned-list hash: SHA-256 of the ids joined by ``\\n`` with a final ``\\n`` (UTF-8),
 lowercase hex, the same form as the declaration's population hash.
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vocabulary.errors import InputError
@@ -27,12 +32,43 @@ def returned_list_sha256(ids: Sequence[str]) -> str:
     return hashlib.sha256("".join(f"{i}\n" for i in ids).encode("utf-8")).hexdigest()
 
 
+# The bound fields a reader record must share with its run record, with their JSON type.
+BOUND_FIELDS: dict[str, type] = {
+    "condition": str,
+    "reference_path": str,
+    "cutoff": int,
+    "task": str,
+    "terminal_attempt": int,
+    "invalid_output_policy": str,
+    "status": str,
+}
+
+
 @dataclass(frozen=True)
 class RunRecord:
     record_id: str
     question_id: str
     model: str | None
     hashes: dict[str, str]  # stack -> returned-list hash
+    bound: dict[str, Any] = field(default_factory=dict)  # BOUND_FIELDS the record carries
+
+
+def _bound_fields(obj: dict[str, Any], source: str, line: int) -> dict[str, Any]:
+    out = {}
+    for name, kind in BOUND_FIELDS.items():
+        if name not in obj:
+            continue
+        value = obj[name]
+        ok = isinstance(value, kind) and not isinstance(value, bool)
+        if kind is int and ok and value < 1:
+            ok = False
+        if kind is str and ok and not value:
+            ok = False
+        if not ok:
+            what = "an integer >= 1" if kind is int else "a non-empty string"
+            raise InputError(f"{name!r} must be {what}", file=source, line=line)
+        out[name] = value
+    return out
 
 
 def parse_run_records(
@@ -63,7 +99,7 @@ def parse_run_records(
             if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
                 raise InputError(f"list {stack!r} must hold id strings", file=source, line=line)
             hashes[stack] = returned_list_sha256(ids)
-        out[rid] = RunRecord(rid, qid, model, hashes)
+        out[rid] = RunRecord(rid, qid, model, hashes, _bound_fields(obj, source, line))
         lines[rid] = line
     if not out:
         raise InputError("no run records", file=source, hint="one JSON object per line")
@@ -76,6 +112,7 @@ class Rejection:
     reader_id: str | None
     run_record_id: str | None
     reason: str
+    fields: list[str] = field(default_factory=list)  # the mismatching fields, in order
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -105,31 +142,57 @@ class ReplayReport:
         }
 
 
-def _reason(obj: dict[str, Any], runs: dict[str, RunRecord]) -> str | None:
-    ref = obj.get("run_record_id")
-    if not isinstance(ref, str) or not ref:
-        return "no 'run_record_id'"
-    run = runs.get(ref)
-    if run is None:
-        return f"run record {ref!r} is not declared"
+def _mismatches(obj: dict[str, Any], run: RunRecord) -> list[tuple[str, str]]:
+    """(field, reason) per field the reader and run records do not agree on."""
+    out: list[tuple[str, str]] = []
     if obj.get("question_id") != run.question_id:
-        return f"question_id {obj.get('question_id')!r} differs from the run record's {run.question_id!r}"
+        out.append(
+            (
+                "question_id",
+                f"question_id {obj.get('question_id')!r} differs from the run record's {run.question_id!r}",
+            )
+        )
     model = obj.get("model")
     if model is not None and run.model is not None and model != run.model:
-        return f"model {model!r} differs from the run record's {run.model!r}"
+        out.append(("model", f"model {model!r} differs from the run record's {run.model!r}"))
     stack = obj.get("stack")
-    if stack is None:
-        if len(run.hashes) != 1:
-            return f"no 'stack' and the run record has {len(run.hashes)} lists"
-        stack = next(iter(run.hashes))
-    if stack not in run.hashes:
-        return f"stack {stack!r} is not in the run record"
-    claimed = obj.get("returned_sha256")
-    if not isinstance(claimed, str):
-        return "no 'returned_sha256'"
-    if claimed != run.hashes[stack]:
-        return "returned_sha256 differs from the hash of the run record's returned list"
-    return None
+    if stack is None and len(run.hashes) != 1:
+        out.append(("stack", f"no 'stack' and the run record has {len(run.hashes)} lists"))
+    elif stack is not None and stack not in run.hashes:
+        out.append(("stack", f"stack {stack!r} is not in the run record"))
+    else:
+        claimed = obj.get("returned_sha256")
+        if not isinstance(claimed, str):
+            out.append(("returned_sha256", "no 'returned_sha256'"))
+        elif claimed != run.hashes[next(iter(run.hashes)) if stack is None else stack]:
+            out.append(
+                (
+                    "returned_sha256",
+                    "returned_sha256 differs from the hash of the run record's returned list",
+                )
+            )
+    for name in BOUND_FIELDS:
+        mine, theirs = obj.get(name), run.bound.get(name)
+        if name not in obj and name in run.bound:
+            out.append((name, f"no {name!r} (the run record's is {theirs!r})"))
+        elif name in obj and name not in run.bound:
+            out.append((name, f"{name} {mine!r} is not in the run record"))
+        elif name in obj and (mine != theirs or type(mine) is not type(theirs)):
+            out.append((name, f"{name} {mine!r} differs from the run record's {theirs!r}"))
+    return out
+
+
+def _reason(obj: dict[str, Any], runs: dict[str, RunRecord]) -> tuple[str, list[str]] | None:
+    ref = obj.get("run_record_id")
+    if not isinstance(ref, str) or not ref:
+        return "no 'run_record_id'", ["run_record_id"]
+    run = runs.get(ref)
+    if run is None:
+        return f"run record {ref!r} is not declared", ["run_record_id"]
+    found = _mismatches(obj, run)
+    if not found:
+        return None
+    return "; ".join(r for _f, r in found), [f for f, _r in found]
 
 
 def check_replay(
@@ -138,10 +201,10 @@ def check_replay(
     rejected: list[Rejection] = []
     read: set[str] = set()
     for line, obj in reader_rows:
-        reason = _reason(obj, runs)
+        found = _reason(obj, runs)
         rid = obj.get("reader_id")
         ref = obj.get("run_record_id")
-        if reason is None:
+        if found is None:
             read.add(str(ref))
         else:
             rejected.append(
@@ -149,7 +212,8 @@ def check_replay(
                     line,
                     rid if isinstance(rid, str) else None,
                     ref if isinstance(ref, str) else None,
-                    reason,
+                    found[0],
+                    found[1],
                 )
             )
     return ReplayReport(
