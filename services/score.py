@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from scorers.runs.selection import SelectionReport
     from scorers.runs.slices import SliceReport
     from scorers.trec_measures import TrecImpact
+    from services.impact_classic import ClassicImpactReport
 
 METRIC_NAMES = ("nclue", "gold_hit", "gold_ndcg", "ndcg")
 
@@ -264,8 +265,8 @@ class ImpactReport:
 
 @dataclass(frozen=True)
 class TrecImpactReport:
-    """`score impact --trec-measures` on a classic benchmark (no conditions): only the
-    trec_eval measures before and after."""
+    """`score impact --trec-measures` on a classic benchmark before the classic analysis
+    (services/impact_classic.py) replaced it: only the trec_eval measures before and after."""
 
     impact: TrecImpact
 
@@ -285,22 +286,36 @@ class TrecImpactReport:
 
 
 def score_impact(
-    src: ScoreSource, *, qrels_before: Path | None, qrels_after: Path, k: int,
+    src: ScoreSource, *, qrels_before: Path | None, qrels_after: Path | None, k: int,
     pairs: tuple[str, ...], draws: int, metric: str, keep_removed: bool, bootstrap: int,
     seed: int, trec_measures: tuple[str, ...] = (), trec_ties: str = "trec_eval",
-    progress: Progress = no_progress,
-) -> ImpactReport | TrecImpactReport:  # fmt: skip
-    """`score impact`. With `trec_measures` and neither queries nor a project (a classic
-    benchmark without conditions: BEIR, TREC), only those measures before and after."""
+    progress: Progress = no_progress, all_pairs: bool = False, plot: Path | None = None,
+    top: int = 20,
+) -> ImpactReport | ClassicImpactReport:  # fmt: skip
+    """`score impact`. A classic benchmark (BEIR, TREC: `trec_measures` and no n-Clue
+    queries file, or a BEIR/TREC project) gets the classic analysis of
+    services/impact_classic.py; an n-Clue one the n-Clue report (with `trec_measures`
+    beside it when asked)."""
     from scorers.runs import impact_report, label_changes, removed_queries
     from scorers.runs.impact_extra import impact_extras, source_slices
-    from services.score_trec import measures_of, trec_impact, trec_measures_impact
+    from services.score_trec import measures_of, trec_measures_impact
 
     ms = measures_of(trec_measures) if trec_measures else []  # a bad name fails before any work
-    if ms and src.queries is None and src.project is None:
-        if qrels_before is None:
-            raise InputError("no qrels before", hint="pass --qrels-before FILE (or --project)")
-        return TrecImpactReport(trec_impact(qrels_before, qrels_after, src.runs, ms, trec_ties))
+    if _classic_route(src, bool(ms)):
+        from services.impact_classic import ClassicOptions, classic_impact
+
+        opts = ClassicOptions(
+            measures=trec_measures or ("ndcg_cut_10",), k=k, ties=trec_ties, pairs=pairs,
+            all_pairs=all_pairs, draws=draws, bootstrap=bootstrap, seed=seed, top=top,
+        )  # fmt: skip
+        return classic_impact(project=src.project, qrels_before=qrels_before,
+                              qrels_after=qrels_after, runs=src.runs, queries=src.queries,
+                              options=opts, plot=plot, progress=progress)  # fmt: skip
+    if all_pairs or plot is not None:
+        raise InputError("--all-pairs and --plot apply to a classic (BEIR/TREC) benchmark",
+                         hint="give --measure (or --trec-measures) without an n-Clue --queries")  # fmt: skip
+    if qrels_after is None:
+        raise InputError("no revised qrels", hint="pass --qrels-after FILE")
     qids, n = load_queries(src.queries, src.project)
     fb, sb = load_qrels(qrels_before, src.project, "--qrels-before")
     fa, sa = load_qrels(qrels_after, None, "--qrels-after")
@@ -328,3 +343,23 @@ def score_impact(
                                    before=set(qids), after={q for q, _ in kept})  # fmt: skip
         rep["trec_measures"] = imp.to_json()
     return ImpactReport(rep, extra, imp)
+
+
+def _classic_route(src: ScoreSource, measures: bool) -> bool:
+    """A classic benchmark: a BEIR/TREC project, or measures asked for on files with no
+    n-Clue queries.jsonl (a BEIR queries.jsonl or TREC topics only filter the queries)."""
+    if src.project is not None:
+        from services.impact_inputs import is_classic
+
+        return is_classic(src.project)
+    if not measures:
+        return False
+    if src.queries is None:
+        return True
+    from packet_builder.readers import json_lines
+
+    try:
+        first = next(iter(json_lines(src.queries)), None)
+    except InputError:
+        return True  # not JSONL: TREC topics
+    return first is not None and "conditions" not in first[1]

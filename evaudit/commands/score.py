@@ -192,7 +192,11 @@ def compare_cmd(
 @score.command("impact")
 @_common
 @click.option("--qrels-before", type=_path, help="Qrels before revision; default: the project's.")
-@click.option("--qrels-after", type=_path, required=True, help="Revised qrels (TREC or JSONL).")
+@click.option(
+    "--qrels-after", type=_path,
+    help="Revised qrels (TREC, JSONL, BEIR qrels.tsv); with --project of a BEIR/TREC project, "
+    "default: the revision `finalize` computes (its defaults), in the original grades.",
+)  # fmt: skip
 @_pair_opt
 @_draws_opt
 @click.option(
@@ -205,23 +209,40 @@ def compare_cmd(
 )  # fmt: skip
 @_bootstrap_opt
 @click.option(
-    "--trec-measures", "trec_measures", multiple=True, metavar="M1,M2,...",
-    help="Also report these trec_eval measures (as in `score trec`) before and after.",
+    "--trec-measures", "--measure", "trec_measures", multiple=True, metavar="M1,M2,...",
+    help="trec_eval measures (as in `score trec`). On a classic benchmark (no n-Clue "
+    "--queries, or a BEIR/TREC --project) the full analysis runs on them (the first orders "
+    "the systems; default ndcg_cut_10); on an n-Clue one they are reported beside it.",
 )  # fmt: skip
 @click.option(
     "--trec-ties", type=click.Choice(["trec_eval", "file"]), default="trec_eval",
     show_default=True, help="Tie rule of the --trec-measures values.",
 )  # fmt: skip
+@click.option(
+    "--all-pairs", is_flag=True,
+    help="Classic benchmarks: test every pair of runs (Holm across all of them), not only --pair.",
+)  # fmt: skip
+@click.option(
+    "--plot", type=_path, metavar="FILE.png|FILE.svg",
+    help="Classic benchmarks: write the ranking slope chart and the change scatter.",
+)  # fmt: skip
+@click.option(
+    "--top", type=click.IntRange(min=1), default=20, show_default=True,
+    help="Classic benchmarks: changed labels shown in the label-influence table.",
+)  # fmt: skip
 def impact_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
-    seed: int, as_json: bool, qrels_before: Path | None, qrels_after: Path, pairs: tuple[str, ...],
-    draws: int, metric: str, keep_removed: bool, bootstrap: int, trec_measures: tuple[str, ...],
-    trec_ties: str,
+    seed: int, as_json: bool, qrels_before: Path | None, qrels_after: Path | None,
+    pairs: tuple[str, ...], draws: int, metric: str, keep_removed: bool, bootstrap: int,
+    trec_measures: tuple[str, ...], trec_ties: str, all_pairs: bool, plot: Path | None, top: int,
 ) -> None:  # fmt: skip
     """Every run under the qrels before and after a revision, ordering agreement, pair tests.
 
-    With --trec-measures and neither --queries nor --project (a classic benchmark without
-    conditions: BEIR, TREC), only those measures before and after are reported."""
+    A classic benchmark (BEIR, TREC: --measure without an n-Clue --queries, or a BEIR/TREC
+    --project) gets, per measure, each run's change with its paired bootstrap interval and
+    Judged@k, Kendall's tau, tau-AP and Spearman's rho of the rankings, rank movement, the
+    --pair (or --all-pairs) randomization and t-tests with Holm and their flips,
+    discriminative power, and each changed label's influence (docs/scoring.md)."""
     from evaudit.output import progress_bar
     from services.score import score_impact
 
@@ -229,7 +250,7 @@ def impact_cmd(
         source(queries, project, runs, ties), qrels_before=qrels_before, qrels_after=qrels_after,
         k=k, pairs=pairs, draws=draws, metric=metric, keep_removed=keep_removed,
         bootstrap=bootstrap, seed=seed, trec_measures=trec_measures, trec_ties=trec_ties,
-        progress=progress_bar(as_json),
+        progress=progress_bar(as_json), all_pairs=all_pairs, plot=plot, top=top,
     )  # fmt: skip
     emit(rep, as_json)
 

@@ -1,0 +1,142 @@
+"""The inputs of `score impact` on a classic (BEIR/TREC) benchmark, and the one adapter
+to the trec_eval measure engine.
+
+Qrels come from any classic form (BEIR qrels.tsv, TREC, JSONL) or a project: before =
+the project's original grades, after = the revised original-scale qrels that `finalize`
+computes with its defaults (recomputed here, nothing written), unless a file is given.
+Runs come from files or, when none is given, from the project's stored runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vocabulary.errors import InputError
+from vocabulary.runspec import RunSpec, claim_run_name
+
+QrelRows = list[tuple[str, str, int]]
+RunRows = list[tuple[str, str, float]]
+
+
+def measure_values(
+    spec: Sequence[str], qrels: QrelRows, runs: Mapping[str, Iterable[tuple[str, str, float]]],
+    ties: str, queries: set[str] | None = None,
+) -> tuple[list[str], dict[str, dict[str, dict[str, float]]]]:  # fmt: skip
+    """THE adapter to the measure engine: (measure names, run -> query -> measure -> value).
+
+    Every per-query value of the classic impact analysis comes through here (the engine's
+    `parse_measures` and `score_run`); a bad measure name is an InputError."""
+    from scorers.trec_measures import parse_measures, score_run
+
+    try:
+        ms = parse_measures(spec)
+    except ValueError as exc:
+        raise InputError(str(exc), hint="e.g. --measure ndcg_cut_10,P_10,map,recall_100") from None
+    out = {
+        tag: score_run(qrels, rows, ms, ties=ties, queries=queries).per_query  # type: ignore[arg-type]
+        for tag, rows in runs.items()
+    }
+    return [m.name for m in ms], out
+
+
+def qrels_file(path: Path) -> QrelRows:
+    from packet_builder.any_qrels import read_any_qrels
+
+    f = read_any_qrels(path)
+    return [(str(q), str(d), int(g)) for q, d, g in zip(f["query_id"], f["doc_id"], f["grade"], strict=True)]  # fmt: skip
+
+
+def project_before(project: Path) -> QrelRows:
+    """A classic project's original grades (an n-Clue project's stored qrels)."""
+    from services.score_trec import project_graded
+
+    f = project_graded(project)
+    return [(str(q), str(d), int(g)) for q, d, g in zip(f["query_id"], f["doc_id"], f["grade"], strict=True)]  # fmt: skip
+
+
+def project_after(project: Path) -> QrelRows:
+    """The revised qrels `evaudit finalize P --out DIR` writes (its defaults), on the
+    project's original grade scale, recomputed from the campaign's files."""
+    from campaign.project import open_project
+    from packet_builder.finalize_io import compute
+    from packet_builder.grade_scale import classic_scale
+
+    proj = open_project(project)
+    classic = classic_scale(proj, None)
+    result, _inputs, _used = compute(proj, None, None, None, None, None, False)
+    rows = classic.apply(result["qrels"])[0] if classic is not None else result["qrels"]
+    return [(str(r["query_id"]), str(r["doc_id"]), int(r["grade"])) for r in rows]
+
+
+def is_classic(project: Path) -> bool:
+    """A BEIR/TREC project (it keeps an original grade scale)."""
+    from packet_builder.classic import stored_scale
+    from services.score_inputs import store_path
+
+    return stored_scale(store_path(project)) is not None
+
+
+def run_files(runs: Sequence[RunSpec]) -> dict[str, RunRows]:
+    from packet_builder.readers import read_run
+
+    out: dict[str, RunRows] = {}
+    seen: dict[str, Path] = {}
+    for name, path in runs:
+        df = read_run(path)
+        tag = name or str(df["tag"].iloc[0])
+        claim_run_name(seen, tag, path)
+        out[tag] = list(zip(df["query_id"].astype(str), df["doc_id"].astype(str),
+                            df["score"].astype(float), strict=True))  # fmt: skip
+    return out
+
+
+def project_runs(project: Path) -> dict[str, RunRows]:
+    """The runs `load --run NAME=FILE` stored in the project."""
+    from campaign import store
+    from services.score_inputs import store_path
+
+    with store.connect(store_path(project), read_only=True) as con:
+        names = store.run_names(con)
+        out = {
+            n: [(str(q), str(d), float(s)) for q, d, s in store.run_scores(con, n)] for n in names
+        }
+    if not out:
+        raise InputError("the project has no runs", file=project,
+                         hint="pass --run NAME=FILE, or load runs with `evaudit load --run`")  # fmt: skip
+    return out
+
+
+def query_filter(queries: Path | None) -> set[str] | None:
+    if queries is None:
+        return None
+    from packet_builder.any_qrels import read_query_ids
+
+    return read_query_ids(queries)
+
+
+def inputs(
+    *, project: Path | None, qrels_before: Path | None, qrels_after: Path | None,
+    runs: Sequence[RunSpec],
+) -> tuple[QrelRows, QrelRows, dict[str, RunRows], dict[str, Any]]:  # fmt: skip
+    """(before, after, runs, sources) for the classic impact analysis."""
+    if qrels_before is not None:
+        before, src_b = qrels_file(qrels_before), str(qrels_before)
+    elif project is not None:
+        before, src_b = project_before(project), f"{project} (original grades)"
+    else:
+        raise InputError("no qrels before", hint="pass --qrels-before FILE (or --project DIR)")
+    if qrels_after is not None:
+        after, src_a = qrels_file(qrels_after), str(qrels_after)
+    elif project is not None:
+        after, src_a = project_after(project), f"{project} (revision, as finalize computes it)"
+    else:
+        raise InputError("no revised qrels", hint="pass --qrels-after FILE (or --project DIR)")
+    if runs:
+        scored = run_files(runs)
+    elif project is not None:
+        scored = project_runs(project)
+    else:
+        raise InputError("no runs given", hint="pass --run NAME=FILE")
+    return before, after, scored, {"before": src_b, "after": src_a}
