@@ -96,6 +96,7 @@ def impact_figure(
                       va="center", fontsize=7)  # fmt: skip
     left.set_xlim(-0.6, 1.6)
     left.set_ylim(n + 0.5, 0.5)  # rank 1 on top
+    left.set_yticks(range(1, n + 1))
     left.set_xticks([0, 1], ["before", "after"])
     left.set_ylabel("rank")
     left.set_title(f"System ranking by {m}")
@@ -108,7 +109,7 @@ def impact_figure(
     for t, x, y, *_ in changes:
         right.annotate(t, (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7)
     right.set_xlabel(f"{m} before")
-    right.set_ylabel(f"change of {m} (after - before), 95% interval")
+    right.set_ylabel("change (after - before), 95% interval")
     right.set_title("Change per run")
     return fig, data
 

@@ -102,10 +102,16 @@ def score_nclue(
     src: ScoreSource, *, qrels: Path | None, k: int, bootstrap: int, seed: int,
     per_query: Path | None = None, by: tuple[str, ...] = (), pages: Path | None = None,
     category: Path | None = None, evidence: Path | None = None, support_pages: int = 3,
-    progress: Progress = no_progress,
+    progress: Progress = no_progress, plot: Path | None = None,
 ) -> NclueReport:  # fmt: skip
-    """`score nclue`: writes `per_query` (TSV) when given."""
+    """`score nclue`: writes `per_query` (TSV) when given, and `plot` (Figure 2(a) of the
+    n-Clue supplement, services/figures.py: PNG or SVG by suffix)."""
     from scorers.runs import nclue_report
+
+    if plot is not None:
+        from services.figures import check_plot_path
+
+        check_plot_path(plot)
 
     qids, n = load_queries(src.queries, src.project)
     frame, source = load_qrels(qrels, src.project, "--qrels")
@@ -133,6 +139,10 @@ def score_nclue(
     if per_query is not None:
         write_per_query(per_query, bound, scored)
     rep["ties"] = src.ties
+    if plot is not None:
+        from services.figures import fair_scatter, save_figure
+
+        save_figure(fair_scatter(rep)[0], plot)
     return NclueReport(rep, support, cats, sl)
 
 
@@ -184,12 +194,18 @@ def score_compare(
     src: ScoreSource, *, qrels: Path | None, k: int, pairs: tuple[str, ...], draws: int,
     bootstrap: int, seed: int, blocks: tuple[str, ...] = (), by: tuple[str, ...] = (),
     pages: Path | None = None, forms: tuple[str, ...] = (), progress: Progress = no_progress,
+    plot: Path | None = None,
 ) -> CompareReport:  # fmt: skip
-    """`score compare`: `pairs`, `blocks`, `forms` as given to --pair, --block, --form."""
+    """`score compare`: `pairs`, `blocks`, `forms` as given to --pair, --block, --form;
+    writes `plot` (Figure 2(b) of the n-Clue supplement, the declared pairs) when given."""
     from scorers.runs import compare_report
 
     if not pairs and not blocks and not forms:
         raise InputError("no contrast given", hint="pass --pair BASE:VARIANT or --block ...")
+    if plot is not None:
+        from services.figures import check_plot_path
+
+        check_plot_path(plot)
     qids, n = load_queries(src.queries, src.project)
     frame, source = load_qrels(qrels, src.project, "--qrels")
     bound = bind(qids, n, frame, source, k)
@@ -221,6 +237,10 @@ def score_compare(
                         pages=pages, bootstrap=bootstrap, seed=seed)  # fmt: skip
         rep["slices"] = sl.to_json()
     rep["ties"] = src.ties
+    if plot is not None:
+        from services.figures import delta_plane, save_figure
+
+        save_figure(delta_plane(rep)[0], plot)
     return CompareReport(rep, has_pairs, fm, scored if fm else {}, sel, sl)
 
 

@@ -126,11 +126,16 @@ def score() -> None:
     "--support-pages", type=click.IntRange(min=1), default=3, show_default=True,
     help="Highest-scoring distinct pages kept per retrieved gold (Gold+Support).",
 )  # fmt: skip
+@click.option(
+    "--plot", type=_path, metavar="FILE.png|FILE.svg",
+    help="Write Figure 2(a) of the n-Clue supplement: every fair run (not marked privileged "
+    "by --category) at its Gold Hit and n-Clue Score.",
+)  # fmt: skip
 def nclue_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels: Path | None, bootstrap: int, per_query: Path | None,
     by: tuple[str, ...], pages: Path | None, category: Path | None, manifest_out: Path | None,
-    evidence: Path | None, support_pages: int,
+    evidence: Path | None, support_pages: int, plot: Path | None,
 ) -> None:  # fmt: skip
     """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs;
     page-level runs (doc_id#page) are scored as their documents' best pages, with Gold+Support."""
@@ -145,7 +150,7 @@ def nclue_cmd(
     rep = score_nclue(
         src, qrels=qrels, k=k, bootstrap=bootstrap, seed=seed, per_query=per_query, by=by,
         pages=pages, category=category, evidence=evidence, support_pages=support_pages,
-        progress=progress_bar(as_json),
+        progress=progress_bar(as_json), plot=plot,
     )  # fmt: skip
     emit(rep, as_json)
     if manifest_out is not None:
@@ -170,11 +175,16 @@ def nclue_cmd(
     help="Label a run with its query form (repeatable); a pair of systems is then compared "
     "within each form (the form matrix, docs/runs.md).",
 )  # fmt: skip
+@click.option(
+    "--plot", type=_path, metavar="FILE.png|FILE.svg",
+    help="Write Figure 2(b) of the n-Clue supplement: every --pair in the Gold Hit - n-Clue "
+    "Score delta plane, with its family-bootstrap intervals.",
+)  # fmt: skip
 def compare_cmd(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
     seed: int, as_json: bool, qrels: Path | None, pairs: tuple[str, ...], draws: int,
     bootstrap: int, blocks: tuple[str, ...], by: tuple[str, ...], pages: Path | None,
-    forms: tuple[str, ...],
+    forms: tuple[str, ...], plot: Path | None,
 ) -> None:  # fmt: skip
     """Paired differences, sign-flip p (plain Holm across pairs), family CIs, common support;
     with --block, selection-adjusted p (Sel.+Holm); with --by, effects per slice."""
@@ -184,7 +194,7 @@ def compare_cmd(
     rep = score_compare(
         source(queries, project, runs, ties), qrels=qrels, k=k, pairs=pairs, draws=draws,
         bootstrap=bootstrap, seed=seed, blocks=blocks, by=by, pages=pages, forms=forms,
-        progress=progress_bar(as_json),
+        progress=progress_bar(as_json), plot=plot,
     )  # fmt: skip
     emit(rep, as_json)
 
