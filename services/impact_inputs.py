@@ -41,9 +41,36 @@ def measure_values(
     return [m.name for m in ms], out
 
 
+def _graded_jsonl(path: Path) -> QrelRows:
+    """JSONL qrels with any integer grade: finalize writes a TREC project's -2 grades into
+    its qrels.jsonl, which the n-Clue reader (clue counts) refuses."""
+    from packet_builder.readers import json_lines
+
+    rows: QrelRows = []
+    seen: set[tuple[str, str]] = set()
+    for lineno, obj in json_lines(path):
+        q, d, g = obj.get("query_id"), obj.get("doc_id"), obj.get("grade", obj.get("relevance"))
+        if not isinstance(q, str) or not isinstance(d, str):
+            raise InputError("qrel needs string query_id and doc_id", file=path, line=lineno)
+        if not isinstance(g, int) or isinstance(g, bool):
+            raise InputError("qrel grade must be an integer", file=path, line=lineno)
+        if (q, d) in seen:
+            raise InputError(f"duplicate qrel for query {q!r} and document {d!r}", file=path,
+                             line=lineno, hint="one grade per (query, document)")  # fmt: skip
+        seen.add((q, d))
+        rows.append((q, d, g))
+    return rows
+
+
 def qrels_file(path: Path) -> QrelRows:
     from packet_builder.any_qrels import read_any_qrels
+    from packet_builder.readers import text_lines
 
+    for _lineno, line in text_lines(path, missing_hint="check the path"):
+        if line.strip():
+            if line.lstrip().startswith("{"):
+                return _graded_jsonl(path)
+            break
     f = read_any_qrels(path)
     return [(str(q), str(d), int(g)) for q, d, g in zip(f["query_id"], f["doc_id"], f["grade"], strict=True)]  # fmt: skip
 

@@ -77,7 +77,7 @@ def _values(runs: int, queries: int, seed: int) -> np.ndarray:
 
 def test_randomization_equals_the_per_pair_test_with_the_same_seed() -> None:
     x = _values(6, 37, 1)
-    pairs = all_pairs(6) + [(3, 1)]
+    pairs = [*all_pairs(6), (3, 1)]
     p = randomization_pvalues(x, pairs, draws=3000, seed=11)
     for i, (b, v) in enumerate(pairs):
         assert p[i] == sign_flip_pvalues(x[v] - x[b], draws=3000, seed=11)[0]

@@ -40,7 +40,9 @@ def admin_app(root: Path) -> None:
     if not packets:
         st.info("No packets yet: build one with `evaudit packet build`.")
         return
-    tabs = st.tabs(["Progress", "Agreement", "Responses (unblinded)", "Plots", "Downloads"])
+    tabs = st.tabs(
+        ["Progress", "Agreement", "Responses (unblinded)", "Plots", "Downloads", "Impact"]
+    )
     with tabs[0]:
         _progress(project)
     packet_id = st.sidebar.selectbox("Packet", packets, key="admin_packet")
@@ -53,6 +55,10 @@ def admin_app(root: Path) -> None:
         _plots(project, packet_id)
     with tabs[4]:
         _downloads(project, packet_id)
+    with tabs[5]:
+        from audit_app.admin.impact_view import impact_tab
+
+        impact_tab(project)
 
 
 def _login(project: Project) -> None:

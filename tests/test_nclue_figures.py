@@ -1,0 +1,68 @@
+"""Figures 2(a) and 2(b) of "Do Current Retrievers Cover All the Evidence?" (supplement,
+"Capability Matrix and Main-Paper Derivation") from `score nclue --plot` and `score
+compare --plot` on the sample benchmark: PNG and SVG files, and the values drawn are the
+report's (fair runs only in 2(a); paired deltas and their intervals in 2(b))."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from services.figures import delta_plane, fair_scatter
+from tests.conftest import SAMPLE, cli_json, run_cli
+
+RUNS = [a for r in sorted((SAMPLE / "runs").glob("*.trec")) for a in ("--run", r)]
+BASE = ["--queries", SAMPLE / "queries.jsonl", "--qrels", SAMPLE / "qrels.txt", *RUNS]
+
+
+def test_fair_method_scatter(tmp_path: Path) -> None:
+    cats = tmp_path / "cats.txt"
+    cats.write_text(
+        "bm25_doc lexical\nbm25_page lexical\nrrf fusion\nbm25_and control privileged\n"
+    )
+    png = tmp_path / "fig2a.png"
+    rep = cli_json("score", "nclue", *BASE, "--bootstrap", "50", "--category", cats, "--plot", png)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+    fig, drawn = fair_scatter(rep)
+    assert drawn["left_out"] == ["bm25_and"]
+    want = {
+        t: (100 * r["gold_hit"], 100 * r["nclue"])
+        for t, r in rep["runs"].items()
+        if t != "bm25_and"
+    }
+    assert {t: (x, y) for t, x, y in drawn["points"]} == want
+    (points,) = [c for c in fig.axes[0].collections if c.get_gid() == "fair"]
+    assert sorted(map(tuple, points.get_offsets().tolist())) == sorted(want.values())
+    svg = tmp_path / "fig2a.svg"
+    run_cli("score", "nclue", *BASE, "--bootstrap", "50", "--plot", svg)
+    assert svg.read_text().lstrip().startswith("<?xml") and svg.stat().st_size > 5000
+
+
+def test_delta_plane(tmp_path: Path) -> None:
+    svg = tmp_path / "fig2b.svg"
+    pairs = ["--pair", "bm25_doc:rrf", "--pair", "bm25_page:bm25_and"]
+    rep = cli_json("score", "compare", *BASE, *pairs, "--draws", "200", "--bootstrap", "50",
+                   "--plot", svg)  # fmt: skip
+    assert "<svg" in svg.read_text() and svg.stat().st_size > 5000
+    fig, drawn = delta_plane(rep)
+    for (label, x, y, xlo, xhi, ylo, yhi), p in zip(drawn["points"], rep["pairs"], strict=True):
+        assert label == f"{p['base']} -> {p['variant']}"
+        assert (x, y) == (100 * p["diff"]["gold_hit"], 100 * p["diff"]["nclue"])
+        assert [xlo / 100, xhi / 100] == pytest.approx(p["ci95"]["gold_hit"])
+        assert [ylo / 100, yhi / 100] == pytest.approx(p["ci95"]["nclue"])
+    (line,) = [ln for ln in fig.axes[0].get_lines() if ln.get_marker() == "o"]
+    assert line.get_xdata().tolist() == [p[1] for p in drawn["points"]]
+    assert line.get_ydata().tolist() == [p[2] for p in drawn["points"]]
+    png = tmp_path / "fig2b.png"
+    run_cli("score", "compare", *BASE, *pairs, "--draws", "200", "--bootstrap", "50", "--plot", png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_bad_plot_path_fails_before_any_work(tmp_path: Path) -> None:
+    err = run_cli("score", "nclue", *BASE, "--plot", tmp_path / "x.jpg", expect=2).stderr
+    assert "--plot takes a .png or .svg file" in err and not (tmp_path / "x.jpg").exists()
+    err = run_cli("score", "compare", *BASE, "--pair", "bm25_doc:rrf", "--plot",
+                  tmp_path / "no" / "x.png", expect=2).stderr  # fmt: skip
+    assert "--plot folder does not exist" in err
