@@ -51,18 +51,43 @@ def _by_query(qrels: QrelRows, wanted: set[str] | None) -> dict[str, dict[str, i
     return out
 
 
-def _ranked(rows: RunRows, ties: str) -> dict[str, list[str]]:
-    """query -> doc ids in rank order under the tie rule (as the measure engine orders)."""
-    by_q: dict[str, list[tuple[float, str]]] = {}
-    for q, d, s in rows:
-        by_q.setdefault(q, []).append((s, d))
-    out = {}
-    for q, docs in by_q.items():
-        if ties == "trec_eval":
-            docs.sort(reverse=True)  # score, then doc id, descending: trec_eval's order
-        else:
-            docs.sort(key=lambda p: -p[0])  # stable: file order among equal scores
-        out[q] = [d for _, d in docs]
+def _positions(rows: RunRows, ties: str) -> tuple[Any, Any, Any]:
+    """(query ids, doc ids, 0-based rank within the query) of one run, ordered by the
+    tie rule as the measure engine orders it."""
+    import pandas as pd
+
+    df = pd.DataFrame.from_records(rows, columns=["q", "d", "s"])
+    if ties == "trec_eval":  # score, then doc id, descending: trec_eval's order
+        df = df.sort_values(["q", "s", "d"], ascending=[True, False, False], kind="stable")
+    else:  # equal scores in file order
+        df = df.sort_values(["q", "s"], ascending=[True, False], kind="stable")
+    return df["q"], df["d"], df.groupby("q", sort=False).cumcount().to_numpy()
+
+
+def _judged(
+    run_rows: Mapping[str, RunRows], ties: str, depths: list[int],
+    sides: Mapping[str, tuple[Mapping[str, dict[str, int]], set[str]]],
+) -> dict[str, dict[str, dict[str, float | None]]]:  # fmt: skip
+    """Judged@d of every run and depth on each side (scorers.impact.judged)."""
+    import numpy as np
+
+    from scorers.impact.judged import judged_means
+
+    keys = {
+        w: {f"{q}\t{d}" for q, docs in j.items() for d in docs} for w, (j, _qs) in sides.items()
+    }
+    out: dict[str, dict[str, dict[str, float | None]]] = {str(d): {} for d in depths}
+    for tag, rows in run_rows.items():
+        q, d, pos = _positions(rows, ties)
+        codes, uniq = q.factorize()
+        pair = (q + "\t" + d).to_numpy()
+        for dep in depths:
+            out[str(dep)][tag] = {}
+        for when, (_j, qs) in sides.items():
+            judged = np.fromiter((p in keys[when] for p in pair), dtype=bool, count=pair.size)
+            evaluated = np.array([u in qs for u in uniq], dtype=bool)
+            for dep in depths:
+                out[str(dep)][tag][when] = judged_means(codes, pos, judged, evaluated, dep)
     return out
 
 
@@ -91,7 +116,6 @@ def classic_impact(
     import numpy as np
 
     from scorers.impact.analysis import Matrices, Settings, analyse
-    from scorers.impact.judged import mean_judged
 
     if plot is not None:
         from services.figures import check_plot_path
@@ -130,16 +154,8 @@ def classic_impact(
         )
         for m in names
     }
-    ranked = {t: _ranked(rows, opts.ties) for t, rows in run_rows.items()}
     depths = sorted({opts.k, *(_depth(m, opts.k) for m in names)})
-    judged = {
-        str(d): {
-            t: {"before": mean_judged(ranked[t], jb, d, qb)[0],
-                "after": mean_judged(ranked[t], ja, d, qa)[0]}
-            for t in tags
-        }
-        for d in depths
-    }  # fmt: skip
+    judged = _judged(run_rows, opts.ties, depths, {"before": (jb, qb), "after": (ja, qa)})
     for m in names:
         d = str(_depth(m, opts.k))
         for t in tags:
@@ -214,19 +230,32 @@ def _influence(
         for r in rows:
             if r[0] in touched:
                 rows_of[t].setdefault(r[0], []).append(r)
-    out = []
-    for c in changes:
+    # One measure call for all changes: change i is its own query "QUERY\0i", judged as
+    # the before qrels with only that label changed, retrieved as QUERY.
+    qrows: list[tuple[str, str, int]] = []
+    runs_all: dict[str, RunRows] = {t: [] for t in tags}
+    alone: list[str | None] = []
+    for i, c in enumerate(changes):
         judged = dict(jb.get(c.query_id, {}))
         if c.new_grade is None:
             judged.pop(c.doc_id, None)
         else:
             judged[c.doc_id] = c.new_grade
+        if not judged or c.query_id not in retrieved:
+            alone.append(None)  # the query is not evaluated with this change alone
+            continue
+        name = f"{c.query_id}\0{i}"
+        alone.append(name)
+        qrows += [(name, d, g) for d, g in judged.items()]
+        for t in tags:
+            runs_all[t] += [(name, d, s) for _q, d, s in rows_of[t].get(c.query_id, [])]
+    wanted = {n for n in alone if n is not None}
+    per_run = measure_values([measure], qrows, runs_all, opts.ties, wanted)[1] if wanted else {}
+    out = []
+    for c, key in zip(changes, alone, strict=True):
         new = None
-        if judged and c.query_id in retrieved:
-            qrows = [(c.query_id, d, g) for d, g in judged.items()]
-            runs_q = {t: rows_of[t].get(c.query_id, []) for t in tags}
-            _n, per_run = measure_values([measure], qrows, runs_q, opts.ties, {c.query_id})
-            new = np.array([per_run[t].get(c.query_id, {}).get(measure, 0.0) for t in tags])
+        if key is not None:
+            new = np.array([per_run[t].get(key, {}).get(measure, 0.0) for t in tags])
         out.append(influence_of(values, col.get(c.query_id), new, c))
     return [
         {"query_id": i.change.query_id, "doc_id": i.change.doc_id,

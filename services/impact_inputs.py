@@ -114,8 +114,8 @@ def run_files(runs: Sequence[RunSpec]) -> dict[str, RunRows]:
         df = read_run(path)
         tag = name or str(df["tag"].iloc[0])
         claim_run_name(seen, tag, path)
-        out[tag] = list(zip(df["query_id"].astype(str), df["doc_id"].astype(str),
-                            df["score"].astype(float), strict=True))  # fmt: skip
+        cols = (df["query_id"].tolist(), df["doc_id"].tolist(), df["score"].tolist())
+        out[tag] = list(zip(*cols, strict=True))
     return out
 
 

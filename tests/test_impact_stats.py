@@ -146,3 +146,24 @@ def test_judged_at_k_as_ir_measures_defines_it() -> None:
 def test_every_pair_is_unordered_and_counted() -> None:
     assert all_pairs(70) == list(itertools.combinations(range(70), 2))
     assert len(all_pairs(70)) == 2415
+
+
+def test_judged_means_on_arrays_equal_the_definition() -> None:
+    from scorers.impact.judged import judged_means
+
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        ranked = {
+            f"q{i}": [f"d{j}" for j in rng.permutation(12)[: rng.integers(1, 12)]] for i in range(6)
+        }
+        qrels = {f"q{i}": {f"d{j}" for j in rng.choice(12, 5, replace=False)} for i in range(5)}
+        wanted = {"q0", "q1", "q3", "q5"}
+        names = sorted(ranked)
+        code = np.array([names.index(q) for q in names for _d in ranked[q]])
+        pos = np.array([p for q in names for p in range(len(ranked[q]))])
+        judged = np.array([d in qrels.get(q, set()) for q in names for d in ranked[q]])
+        evaluated = np.array([q in qrels and q in wanted for q in names])
+        for k in (1, 3, 10):
+            want = mean_judged(ranked, qrels, k, wanted)[0]
+            got = judged_means(code, pos, judged, evaluated, k)
+            assert got == pytest.approx(want, abs=1e-15)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scorers.impact.ordering import kendall_spearman, movement, ranks, tau_ap
+from scorers.impact.ordering import kendall, movement, ranks, tau_ap
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def influence_of(
     n = q - (query_index is not None) + (new_values is not None)
     rest = total - old_col + (new_values if new_values is not None else 0.0)
     new_mean = rest / n if n else np.zeros(runs)
-    tau, _rho = kendall_spearman(mean, new_mean)
+    tau = kendall(mean, new_mean)
     rb, ra = ranks(mean), ranks(new_mean)
     shift = movement(rb, ra)
     return Influence(

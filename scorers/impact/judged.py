@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Container, Mapping, Sequence
 
+import numpy as np
+
 
 def judged_at_k(ranked: Sequence[str], judged: Container[str], k: int) -> float:
     """One query: the judged share of the top min(k, len(ranked)) documents."""
@@ -34,3 +36,18 @@ def mean_judged(
         total += judged_at_k(docs, qrels[q], k)
         n += 1
     return (total / n if n else None), n
+
+
+def judged_means(
+    query: np.ndarray, position: np.ndarray, judged: np.ndarray, evaluated: np.ndarray, k: int
+) -> float | None:
+    """`mean_judged` on arrays, one entry per retrieved (query, document) of one run:
+    `query` the query's code (0..len(evaluated)-1), `position` its 0-based rank within
+    the query, `judged` whether the qrels judge it; `evaluated[code]` whether the query
+    counts (it has qrels, and is in the query filter)."""
+    n = evaluated.size
+    top = position < k
+    shown = np.bincount(query[top], minlength=n)
+    hit = np.bincount(query[top & judged], minlength=n)
+    use = evaluated & (shown > 0)
+    return float((hit[use] / shown[use]).mean()) if use.any() else None

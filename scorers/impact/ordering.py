@@ -48,6 +48,17 @@ def kendall_spearman(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float 
     return _finite(tau), _finite(rho)
 
 
+def kendall(a: np.ndarray, b: np.ndarray) -> float | None:
+    """Kendall's tau-b alone (scipy's), for the many rankings of label influence."""
+    from scipy import stats
+
+    if np.asarray(a).size < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _finite(float(stats.kendalltau(a, b).statistic))
+
+
 def tau_ap(
     evaluated: Sequence[int] | np.ndarray, reference: Sequence[int] | np.ndarray
 ) -> float | None:
