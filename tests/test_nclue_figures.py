@@ -66,3 +66,28 @@ def test_a_bad_plot_path_fails_before_any_work(tmp_path: Path) -> None:
     err = run_cli("score", "compare", *BASE, "--pair", "bm25_doc:rrf", "--plot",
                   tmp_path / "no" / "x.png", expect=2).stderr  # fmt: skip
     assert "--plot folder does not exist" in err
+
+
+def test_admin_figures_are_the_commands_figures(tmp_path: Path) -> None:
+    """The admin tab's Figures 2(a)/(b) of an n-Clue project's stored runs are the pictures
+    `score nclue --plot` / `score compare --plot` draw from the same runs."""
+    from campaign.project import open_project
+    from services.figures import figure_bytes
+    from services.impact_admin import admin_figures, admin_impact
+
+    d = tmp_path / "proj"
+    runs = [SAMPLE / "runs" / "bm25_doc.trec", SAMPLE / "runs" / "rrf.trec"]
+    run_cli("init", d, "--admin-password", "pw-for-tests")
+    run_cli("ingest", d, "--pdf-dir", SAMPLE / "pdfs", "--workers", "2")
+    run_cli("load", d, "--queries", SAMPLE / "queries.jsonl", "--qrels", SAMPLE / "qrels.txt",
+            "--evidence", SAMPLE / "evidence.jsonl",
+            *[a for r in runs for a in ("--run", f"{r.stem}={r}")])  # fmt: skip
+    project = open_project(d)
+    assert admin_impact(project).report is None  # an n-Clue project: the figures instead
+    got = admin_figures(project, ["bm25_doc:rrf"])
+    args = ["--project", d, *[a for r in runs for a in ("--run", f"{r.stem}={r}")]]
+    nclue = cli_json("score", "nclue", *args)
+    cmp = cli_json("score", "compare", *args, "--pair", "bm25_doc:rrf")
+    assert got.fair == figure_bytes(fair_scatter(nclue)[0])
+    assert got.plane == figure_bytes(delta_plane(cmp)[0])
+    assert got.fair is not None and got.fair[:4] == b"\x89PNG"
