@@ -23,10 +23,11 @@ from typing import Any
 
 from services.impact_inputs import QrelRows, RunRows, inputs, measure_values, query_filter
 from services.impact_report import ClassicImpactReport
+from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
 from vocabulary.runspec import RunSpec
 
-__all__ = ["ClassicImpactReport", "ClassicOptions", "check_measures", "classic_impact"]
+__all__ = ["ClassicImpactReport", "ClassicOptions", "classic_impact"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,9 @@ def _pairs(opts: ClassicOptions, tags: list[str]) -> list[tuple[int, int]]:
     from services.score_specs import parse_pairs
 
     if opts.all_pairs:
+        if opts.pairs:
+            raise InputError("give --pair or --all-pairs, not both",
+                             hint="--all-pairs already tests every declared pair")  # fmt: skip
         return all_pairs(len(tags))
     index = {t: i for i, t in enumerate(tags)}
     return [(index[b], index[v]) for b, v in parse_pairs(opts.pairs, tags)]
@@ -265,8 +269,3 @@ def _influence(
          "delta": {t: float(i.delta[r]) for r, t in enumerate(tags)}}
         for i in most_influential(out)
     ]  # fmt: skip
-
-
-def check_measures(spec: tuple[str, ...]) -> None:
-    """Fail on a bad measure name before any file is read."""
-    measure_values(spec, [], {}, "trec_eval")

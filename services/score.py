@@ -366,16 +366,17 @@ def score_impact(
 
 
 def _classic_route(src: ScoreSource, measures: bool) -> bool:
-    """A classic benchmark: a BEIR/TREC project, or measures asked for on files with no
-    n-Clue queries.jsonl (a BEIR queries.jsonl or TREC topics only filter the queries)."""
+    """A classic benchmark: a BEIR/TREC project, files without queries, or measures asked
+    for with a queries file that is not n-Clue's (a BEIR queries.jsonl or TREC topics
+    only filter the queries)."""
     if src.project is not None:
         from services.impact_inputs import is_classic
 
         return is_classic(src.project)
+    if src.queries is None:
+        return True  # no n-Clue queries: nothing but qrels and runs (default ndcg_cut_10)
     if not measures:
         return False
-    if src.queries is None:
-        return True
     from packet_builder.readers import json_lines
 
     try:

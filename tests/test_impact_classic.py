@@ -232,6 +232,8 @@ def test_bad_input_is_refused_with_nothing_written(bench: dict[str, Any], tmp_pa
     assert "nope" in err
     err = run_cli(*_args(bench, "--measure", "ndcg_cutt_10"), expect=2).stderr
     assert "unknown measure 'ndcg_cutt_10'" in err
+    err = run_cli(*_args(bench, "--pair", "alpha:beta", "--all-pairs"), expect=2).stderr
+    assert "give --pair or --all-pairs, not both" in err
     missing = tmp_path / "none" / "x.png"
     err = run_cli(*_args(bench, "--measure", "map", "--plot", missing), expect=2).stderr
     assert "--plot folder does not exist" in err
@@ -249,3 +251,21 @@ def test_trec_qrels_and_removed_queries(tmp_path: Path) -> None:
     removed = [c for c in rep["influence"]["changes"] if c["query_id"] == "q5"]
     assert len(removed) == 8 and all(c["new_grade"] is None for c in removed)
     json.dumps(rep)
+
+
+def test_jsonl_qrels_with_negative_grades(bench: dict[str, Any], tmp_path: Path) -> None:
+    """finalize writes a TREC project's -2 (spam) grades into qrels.jsonl too."""
+    rows = [{"query_id": q, "doc_id": d, "grade": -2 if g == 0 else g}
+            for q, ds in bench["qrels_after"].items() for d, g in ds.items()]  # fmt: skip
+    after = tmp_path / "after.jsonl"
+    after.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = [a if a != bench["after"] else after for a in _args(bench, "--measure", "P_5")]
+    rep = cli_json(*args)
+    trec = tmp_path / "after.txt"  # the same rows as TREC qrels (trec_eval reads -2 as is)
+    trec.write_text("".join(f"{r['query_id']} 0 {r['doc_id']} {r['grade']}\n" for r in rows))
+    same = cli_json(*[a if a != after else trec for a in args])
+    assert rep["by_measure"] == same["by_measure"] and rep["influence"] == same["influence"]
+    assert any(c["new_grade"] == -2 for c in rep["influence"]["changes"])
+    after.write_text("".join(json.dumps(r) + "\n" for r in [*rows[:3], rows[1]]))
+    err = run_cli(*args, expect=2).stderr
+    assert "after.jsonl:4: duplicate qrel for query 'q0'" in err
