@@ -24,6 +24,7 @@ Run: .venv/bin/python benchmarks/impact.py [--baseline-pairs N] (target: evaudit
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -118,10 +119,10 @@ def main() -> None:
         before, after, runs = generate(root)
         print(f"generated {RUNS} runs x {Q} queries in {time.perf_counter() - t0:.1f} s")
         opts = ClassicOptions(measures=("ndcg_cut_10",), all_pairs=True, draws=args.draws)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         rep = classic_impact(qrels_before=before, qrels_after=after,
                              runs=[(None, p) for p in runs], options=opts)  # fmt: skip
-        t_evaudit = time.perf_counter() - t0
+        t_evaudit, c_evaudit = time.perf_counter() - t0, time.process_time() - c0
         body = rep.to_json()
         m = body["by_measure"]["ndcg_cut_10"]
         assert len(m["pairs"]) == 2415 and body["labels_changed"] == CHANGES, body["labels_changed"]
@@ -131,7 +132,7 @@ def main() -> None:
         every = all_pairs(RUNS)
         step = max(1, len(every) // args.baseline_pairs)
         sample = every[::step][: args.baseline_pairs]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for side in ("before", "after"):
             pr, pt = baseline_loop(x[side], sample, args.draws)
             idx = [every.index(p) for p in sample]
@@ -140,17 +141,19 @@ def main() -> None:
             assert np.array_equal(pr, got_r), "randomization p differs from the loop"
             assert np.allclose(pt, got_t, rtol=1e-10), "t-test p differs from scipy"
         t_loop = (time.perf_counter() - t0) * len(every) / len(sample)
+        c_loop = (time.process_time() - c0) * len(every) / len(sample)
         print(
-            f"evaudit classic impact end to end: {t_evaudit:.1f} s (target <= 60 s; of "
-            f"which scoring both copies ~{t_scoring:.1f} s)"
+            f"evaudit classic impact end to end: {t_evaudit:.1f} s wall, {c_evaudit:.1f} CPU-s "
+            f"(target <= 60 s; of which scoring both copies ~{t_scoring:.1f} s wall)"
         )
         print(
-            f"baseline per-pair loop, tests only: {t_loop:.0f} s (measured on "
-            f"{len(sample)} pairs per side, scaled to {len(every)})"
+            f"baseline per-pair loop, tests only: {t_loop:.0f} s wall, {c_loop:.0f} CPU-s "
+            f"(measured on {len(sample)} pairs per side, scaled to {len(every)})"
         )
         print(
-            f"ratio (loop tests only / evaudit end to end): {t_loop / t_evaudit:.1f}x; "
-            f"tests only: {t_loop / max(t_evaudit - t_scoring, 1e-9):.1f}x"
+            f"ratio (loop tests only / evaudit end to end): {t_loop / t_evaudit:.1f}x wall, "
+            f"{c_loop / c_evaudit:.1f}x CPU; to evaudit without scoring: "
+            f"{t_loop / max(t_evaudit - t_scoring, 1e-9):.1f}x wall; load {os.getloadavg()[0]:.1f}"
         )
         dp = m["discriminative_power"]
         print(

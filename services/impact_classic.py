@@ -81,11 +81,11 @@ def _judged(
     for tag, rows in run_rows.items():
         q, d, pos = _positions(rows, ties)
         codes, uniq = q.factorize()
-        pair = (q + "\t" + d).to_numpy()
+        pair = q + "\t" + d
         for dep in depths:
             out[str(dep)][tag] = {}
         for when, (_j, qs) in sides.items():
-            judged = np.fromiter((p in keys[when] for p in pair), dtype=bool, count=pair.size)
+            judged = pair.isin(keys[when]).to_numpy()
             evaluated = np.array([u in qs for u in uniq], dtype=bool)
             for dep in depths:
                 out[str(dep)][tag][when] = judged_means(codes, pos, judged, evaluated, dep)
