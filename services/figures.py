@@ -15,7 +15,8 @@
 Each function returns the figure and the values it plotted (`data`), so a test reads
 back what was drawn. `save_figure` writes PNG or SVG by the file's suffix, through a
 temporary file renamed into place (never half-written). matplotlib is imported here
-only, and only when a picture is asked for.
+only, and only when a picture is asked for. Run names are drawn literally (no mathtext:
+a `$` in a name is a dollar sign).
 """
 
 from __future__ import annotations
@@ -89,10 +90,10 @@ def impact_figure(
     fig = _figure(11.0, max(3.5, 0.28 * n + 1.5))
     left, right = fig.subplots(1, 2)
     for t, rb, ra in slope:
-        left.plot([0, 1], [rb, ra], marker="o", label=t, gid=f"slope:{t}")
-        left.annotate(t, (0, rb), xytext=(-6, 0), textcoords="offset points", ha="right",
+        left.plot([0, 1], [rb, ra], marker="o", gid=f"slope:{t}")
+        left.annotate(t, (0, rb), xytext=(-6, 0), textcoords="offset points", parse_math=False, ha="right",
                       va="center", fontsize=7)  # fmt: skip
-        left.annotate(t, (1, ra), xytext=(6, 0), textcoords="offset points", ha="left",
+        left.annotate(t, (1, ra), xytext=(6, 0), textcoords="offset points", parse_math=False, ha="left",
                       va="center", fontsize=7)  # fmt: skip
     left.set_xlim(-0.6, 1.6)
     left.set_ylim(n + 0.5, 0.5)  # rank 1 on top
@@ -107,7 +108,9 @@ def impact_figure(
     right.errorbar(xs, ys, yerr=[lo, hi], fmt="o", capsize=3, gid="changes")
     right.axhline(0.0, color="grey", linewidth=0.8)
     for t, x, y, *_ in changes:
-        right.annotate(t, (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7)
+        right.annotate(
+            t, (x, y), xytext=(4, 4), textcoords="offset points", parse_math=False, fontsize=7
+        )
     right.set_xlabel(f"{m} before")
     right.set_ylabel("change (after - before), 95% interval")
     right.set_title("Change per run")
@@ -127,7 +130,9 @@ def fair_scatter(body: dict[str, Any]) -> tuple[Figure, dict[str, Any]]:
     ax = fig.subplots()
     ax.scatter([p[1] for p in data["points"]], [p[2] for p in data["points"]], gid="fair")
     for t, x, y in data["points"]:
-        ax.annotate(t, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7)
+        ax.annotate(
+            t, (x, y), xytext=(4, 3), textcoords="offset points", parse_math=False, fontsize=7
+        )
     ax.set_xlabel(f"Gold Hit@{body.get('k', 10)} (points)")
     ax.set_ylabel(f"n-Clue Score@{body.get('k', 10)} (points)")
     ax.set_title(f"Fair methods ({len(fair)} runs)")
@@ -152,7 +157,14 @@ def delta_plane(body: dict[str, Any]) -> tuple[Figure, dict[str, Any]]:
                     yerr=[[p[2] - p[5] for p in pts], [p[6] - p[2] for p in pts]],
                     fmt="o", capsize=3, gid="pairs")  # fmt: skip
         for label, x, y, *_ in pts:
-            ax.annotate(label, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7)
+            ax.annotate(
+                label,
+                (x, y),
+                xytext=(4, 3),
+                textcoords="offset points",
+                parse_math=False,
+                fontsize=7,
+            )
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.axvline(0.0, color="grey", linewidth=0.8)
     ax.set_xlabel("delta Gold Hit (points, variant - base)")

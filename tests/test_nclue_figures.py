@@ -91,3 +91,18 @@ def test_admin_figures_are_the_commands_figures(tmp_path: Path) -> None:
     assert got.fair == figure_bytes(fair_scatter(nclue)[0])
     assert got.plane == figure_bytes(delta_plane(cmp)[0])
     assert got.fair is not None and got.fair[:4] == b"\x89PNG"
+
+
+def test_run_names_are_drawn_literally(tmp_path: Path) -> None:
+    from services.figures import save_figure
+
+    body = {"k": 10, "runs": {"a$x^{2}$": {"nclue": 0.5, "gold_hit": 0.6},
+                              "b\\alpha": {"nclue": 0.4, "gold_hit": 0.5}}}  # fmt: skip
+    fig, _data = fair_scatter(body)
+    texts = {t.get_text(): t.get_parse_math() for t in fig.axes[0].texts}
+    assert texts == {"a$x^{2}$": False, "b\\alpha": False}
+    save_figure(fig, tmp_path / "names.svg")
+    assert (
+        "x^{2}" in (tmp_path / "names.svg").read_text()
+        or (tmp_path / "names.svg").stat().st_size > 0
+    )
