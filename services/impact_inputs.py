@@ -92,8 +92,16 @@ def project_after(project: Path) -> QrelRows:
 
     proj = open_project(project)
     classic = classic_scale(proj, None)
-    result, _inputs, _used = compute(proj, None, None, None, None, None, False)
-    rows = classic.apply(result["qrels"])[0] if classic is not None else result["qrels"]
+    try:
+        result, _inputs, _used = compute(proj, None, None, None, None, None, False)
+        rows = classic.apply(result["qrels"])[0] if classic is not None else result["qrels"]
+    except InputError as exc:
+        raise InputError(
+            f"cannot recompute the revision with finalize's defaults: {exc.message}",
+            file=exc.file,
+            line=exc.line,
+            hint="pass --qrels-after with the qrels.tsv / qrels.txt that `evaudit finalize` wrote",
+        ) from None
     return [(str(r["query_id"]), str(r["doc_id"]), int(r["grade"])) for r in rows]
 
 

@@ -159,3 +159,19 @@ def test_admin_page_shows_the_influence_table(
     assert want is not None
     assert shown[0].to_dict("records") == want.influence_rows()
     assert len(at.get("image")) == 1
+
+
+def test_a_project_without_a_revision_says_what_to_pass(tmp_path: Path) -> None:
+    d, beir = tmp_path / "proj", make_beir(tmp_path / "scifact")
+    qids = [f"q{i}" for i in range(1, len(TOPICS) + 1)]
+    runs = _runs(tmp_path, qids, lambda q, j: f"d{q[1:]}_{j}")
+    run_cli("init", d, "--admin-password", "pw-for-tests")
+    cli_json("ingest", d, "--beir", beir)
+    cli_json("load", d, "--beir", beir, "--split", "test", "--relevant-from", 1,
+             "--guideline", write_guideline(tmp_path / "guideline.json"))  # fmt: skip
+    png = tmp_path / "x.png"
+    err = run_cli("score", "impact", "--project", d, "--run", runs[0], "--plot", png,
+                  expect=2).stderr  # fmt: skip
+    assert "cannot recompute the revision with finalize's defaults" in err
+    assert "pass --qrels-after" in err and len(err.strip().splitlines()) == 1
+    assert not png.exists()
