@@ -71,21 +71,25 @@ def _judged(
 ) -> dict[str, dict[str, dict[str, float | None]]]:  # fmt: skip
     """Judged@d of every run and depth on each side (scorers.impact.judged)."""
     import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     from scorers.impact.judged import judged_means
 
+    # Arrow's is_in against one value set per side (a Python set is re-hashed per call).
     keys = {
-        w: {f"{q}\t{d}" for q, docs in j.items() for d in docs} for w, (j, _qs) in sides.items()
+        w: pa.array([f"{q}\t{d}" for q, docs in j.items() for d in docs], type=pa.string())
+        for w, (j, _qs) in sides.items()
     }
     out: dict[str, dict[str, dict[str, float | None]]] = {str(d): {} for d in depths}
     for tag, rows in run_rows.items():
         q, d, pos = _positions(rows, ties)
         codes, uniq = q.factorize()
-        pair = q + "\t" + d
+        pair = pa.array(q + "\t" + d, type=pa.string())
         for dep in depths:
             out[str(dep)][tag] = {}
         for when, (_j, qs) in sides.items():
-            judged = pair.isin(keys[when]).to_numpy()
+            judged = pc.is_in(pair, value_set=keys[when]).to_numpy(zero_copy_only=False)
             evaluated = np.array([u in qs for u in uniq], dtype=bool)
             for dep in depths:
                 out[str(dep)][tag][when] = judged_means(codes, pos, judged, evaluated, dep)
