@@ -248,8 +248,8 @@ def impact_cmd(
 ) -> None:  # fmt: skip
     """Every run under the qrels before and after a revision, ordering agreement, pair tests.
 
-    A classic benchmark (BEIR, TREC: --measure without an n-Clue --queries, or a BEIR/TREC
-    --project) gets, per measure, each run's change with its paired bootstrap interval and
+    A classic benchmark (BEIR, TREC: no --queries, --measure with queries that are not an
+    n-Clue queries.jsonl, or a BEIR/TREC --project) gets, per measure, each run's change with its paired bootstrap interval and
     Judged@k, Kendall's tau, tau-AP and Spearman's rho of the rankings, rank movement, the
     --pair (or --all-pairs) randomization and t-tests with Holm and their flips,
     discriminative power, and each changed label's influence (docs/scoring.md)."""
