@@ -83,6 +83,26 @@ def _means(qrels: dict[str, dict[str, int]], runs: Any, measure: str) -> dict[st
     return out
 
 
+def _check_influence(changes: list[dict[str, Any]], before: dict[str, dict[str, int]],
+                     runs: Any) -> None:  # fmt: skip
+    """Each change's figures equal pytrec_eval on the before qrels with only it applied."""
+    base = _means(before, runs, "ndcg_cut_10")
+    for c in changes:
+        one = {q: dict(ds) for q, ds in before.items()}
+        if c["new_grade"] is None:
+            del one[c["query_id"]][c["doc_id"]]
+        else:
+            one.setdefault(c["query_id"], {})[c["doc_id"]] = c["new_grade"]
+        one = {q: ds for q, ds in one.items() if ds}  # a query without judgments leaves
+        assert c["old_grade"] == before.get(c["query_id"], {}).get(c["doc_id"])
+        got = _means(one, runs, "ndcg_cut_10")
+        for r in RUNS:
+            assert c["delta"][r] == pytest.approx(got[r] - base[r], abs=1e-12)
+        assert c["max_abs_delta"] == pytest.approx(max(abs(got[r] - base[r]) for r in RUNS))
+        want_tau = stats.kendalltau([base[r] for r in RUNS], [got[r] for r in RUNS]).statistic
+        assert c["kendall"] == pytest.approx(want_tau)
+
+
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     b = _bench(tmp_path_factory.mktemp("impact_classic"))
@@ -134,20 +154,7 @@ def test_label_influence_equals_recomputing_with_one_label_changed(bench: dict[s
     }  # fmt: skip
     assert {(c["query_id"], c["doc_id"]) for c in changes} == expected
     assert rep["labels_changed"] == len(expected) == 11
-    base = _means(before, bench["runs"], "ndcg_cut_10")
-    for c in changes:
-        one = {q: dict(ds) for q, ds in before.items()}
-        if c["new_grade"] is None:
-            del one[c["query_id"]][c["doc_id"]]
-        else:
-            one[c["query_id"]][c["doc_id"]] = c["new_grade"]
-        assert c["old_grade"] == before[c["query_id"]].get(c["doc_id"])
-        got = _means(one, bench["runs"], "ndcg_cut_10")
-        for r in RUNS:
-            assert c["delta"][r] == pytest.approx(got[r] - base[r], abs=1e-12)
-        assert c["max_abs_delta"] == pytest.approx(max(abs(got[r] - base[r]) for r in RUNS))
-        want_tau = stats.kendalltau([base[r] for r in RUNS], [got[r] for r in RUNS]).statistic
-        assert c["kendall"] == pytest.approx(want_tau)
+    _check_influence(changes, before, bench["runs"])
     sizes = [c["max_abs_delta"] for c in changes]
     assert sizes == sorted(sizes, reverse=True)  # most influential first
     text = run_cli(*_args(bench, "--measure", "ndcg_cut_10", "--top", "3")).stdout
@@ -269,3 +276,23 @@ def test_jsonl_qrels_with_negative_grades(bench: dict[str, Any], tmp_path: Path)
     after.write_text("".join(json.dumps(r) + "\n" for r in [*rows[:3], rows[1]]))
     err = run_cli(*args, expect=2).stderr
     assert "after.jsonl:4: duplicate qrel for query 'q0'" in err
+
+
+def test_influence_of_a_change_that_adds_or_drops_a_query(tmp_path: Path) -> None:
+    """A label of a query judged only after (the query joins) and the one label of a query
+    (removing it drops the query): each alone changes the number of queries averaged."""
+    b = _bench(tmp_path)
+    before = {q: dict(ds) for q, ds in b["qrels_before"].items() if q != "q11"}
+    before["q10"] = {"d10_0": 2}
+    after = {q: dict(ds) for q, ds in b["qrels_before"].items()}
+    after["q10"] = {}
+    after = {q: ds for q, ds in after.items() if ds}
+    _write_qrels(b["before"], before, beir=True)
+    _write_qrels(b["after"], after, beir=True)
+    rep = cli_json(*_args(b, "--measure", "ndcg_cut_10"))
+    changes = rep["influence"]["changes"]
+    assert {c["query_id"] for c in changes} == {"q10", "q11"}
+    assert any(c["old_grade"] is None for c in changes)
+    assert next(c for c in changes if c["query_id"] == "q10")["new_grade"] is None
+    assert rep["queries"]["added"] == ["q11"] and rep["queries"]["removed"] == ["q10"]
+    _check_influence(changes, before, b["runs"])
