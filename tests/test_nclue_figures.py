@@ -91,6 +91,29 @@ def test_admin_figures_are_the_commands_figures(tmp_path: Path) -> None:
     assert got.fair == figure_bytes(fair_scatter(nclue)[0])
     assert got.plane == figure_bytes(delta_plane(cmp)[0])
     assert got.fair is not None and got.fair[:4] == b"\x89PNG"
+    _admin_page_shows_both(d)
+
+
+def _admin_page_shows_both(d: Path) -> None:
+    """The Impact tab of the admin page (AppTest): Figure 2(a), then 2(b) once a pair is
+    picked (the tab stays computed while pairs are picked)."""
+    import os
+
+    from streamlit.testing.v1 import AppTest
+
+    run_cli("packet", "build", d, "--name", "initial", "--seed", 7, "--total", 4)
+    app = Path(__file__).resolve().parents[1] / "audit_app" / "streamlit_app.py"
+    os.environ["EVAUDIT_PROJECT"] = str(d)
+    try:
+        at = AppTest.from_file(str(app), default_timeout=180).run()
+        at.text_input[0].input("pw-for-tests")
+        at.button[0].click().run()
+        at.button(key="impact_go").click().run()
+        assert not at.exception and len(at.get("image")) == 1
+        at.multiselect(key="fig_pairs").set_value(["bm25_doc:rrf"]).run()
+        assert not at.exception and len(at.get("image")) == 2
+    finally:
+        del os.environ["EVAUDIT_PROJECT"]
 
 
 def test_run_names_are_drawn_literally(tmp_path: Path) -> None:

@@ -17,7 +17,9 @@ def impact_tab(project: Project) -> None:
     st.markdown("#### Impact of the revision on the runs")
     measures = st.text_input("Measures (trec_eval names, the first orders the systems)",
                              value="ndcg_cut_10", key="impact_measures")  # fmt: skip
-    if not st.button("Compute the impact", key="impact_go"):
+    if st.button("Compute the impact", key="impact_go"):
+        st.session_state["impact_on"] = True  # stays on while pairs are picked below
+    if not st.session_state.get("impact_on"):
         st.caption("Computed on request: it recomputes the revision as `evaudit finalize` does.")
         return
     view = admin_impact(project, tuple(m for m in measures.split(",") if m.strip()))
