@@ -239,3 +239,11 @@ def run_rows(con: duckdb.DuckDBPyConnection, run_name: str) -> list[tuple[Any, .
 
 def run_names(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in con.execute("SELECT DISTINCT run_name FROM runs ORDER BY 1").fetchall()]
+
+
+def run_scores(con: duckdb.DuckDBPyConnection, run_name: str) -> list[tuple[Any, ...]]:
+    """(query_id, doc_id, score) of one run, in file order (the score impact inputs)."""
+    return con.execute(
+        "SELECT query_id, doc_id, score FROM runs WHERE run_name = ? ORDER BY position",
+        [run_name],
+    ).fetchall()

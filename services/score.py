@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from scorers.runs.selection import SelectionReport
     from scorers.runs.slices import SliceReport
     from scorers.trec_measures import TrecImpact
+    from services.impact_classic import ClassicImpactReport
 
 METRIC_NAMES = ("nclue", "gold_hit", "gold_ndcg", "ndcg")
 
@@ -101,12 +102,18 @@ def score_nclue(
     src: ScoreSource, *, qrels: Path | None, k: int, bootstrap: int, seed: int,
     per_query: Path | None = None, by: tuple[str, ...] = (), pages: Path | None = None,
     category: Path | None = None, evidence: Path | None = None, support_pages: int = 3,
-    progress: Progress = no_progress, page_aggregate: str = "max",
+    progress: Progress = no_progress, page_aggregate: str = "max", plot: Path | None = None,
 ) -> NclueReport:  # fmt: skip
     """`score nclue`: writes `per_query` (TSV) when given; `page_aggregate` (max, top3,
-    topk:K) scores page-level runs' documents (services/score_pages.py)."""
+    topk:K) scores page-level runs' documents (services/score_pages.py); `plot` writes
+    Figure 2(a) of the n-Clue supplement (services/figures.py: PNG or SVG by suffix)."""
     from scorers.page_aggregate import parse_page_aggregate
     from scorers.runs import nclue_report
+
+    if plot is not None:
+        from services.figures import check_plot_path
+
+        check_plot_path(plot)
 
     qids, n = load_queries(src.queries, src.project)
     frame, source = load_qrels(qrels, src.project, "--qrels")
@@ -139,6 +146,10 @@ def score_nclue(
     if per_query is not None:
         write_per_query(per_query, bound, scored)
     rep["ties"] = src.ties
+    if plot is not None:
+        from services.figures import fair_scatter, save_figure
+
+        save_figure(fair_scatter(rep)[0], plot)
     return NclueReport(rep, support, cats, sl)
 
 
@@ -190,12 +201,18 @@ def score_compare(
     src: ScoreSource, *, qrels: Path | None, k: int, pairs: tuple[str, ...], draws: int,
     bootstrap: int, seed: int, blocks: tuple[str, ...] = (), by: tuple[str, ...] = (),
     pages: Path | None = None, forms: tuple[str, ...] = (), progress: Progress = no_progress,
+    plot: Path | None = None,
 ) -> CompareReport:  # fmt: skip
-    """`score compare`: `pairs`, `blocks`, `forms` as given to --pair, --block, --form."""
+    """`score compare`: `pairs`, `blocks`, `forms` as given to --pair, --block, --form;
+    writes `plot` (Figure 2(b) of the n-Clue supplement, the declared pairs) when given."""
     from scorers.runs import compare_report
 
     if not pairs and not blocks and not forms:
         raise InputError("no contrast given", hint="pass --pair BASE:VARIANT or --block ...")
+    if plot is not None:
+        from services.figures import check_plot_path
+
+        check_plot_path(plot)
     qids, n = load_queries(src.queries, src.project)
     frame, source = load_qrels(qrels, src.project, "--qrels")
     bound = bind(qids, n, frame, source, k)
@@ -227,6 +244,10 @@ def score_compare(
                         pages=pages, bootstrap=bootstrap, seed=seed)  # fmt: skip
         rep["slices"] = sl.to_json()
     rep["ties"] = src.ties
+    if plot is not None:
+        from services.figures import delta_plane, save_figure
+
+        save_figure(delta_plane(rep)[0], plot)
     return CompareReport(rep, has_pairs, fm, scored if fm else {}, sel, sl)
 
 
@@ -271,8 +292,8 @@ class ImpactReport:
 
 @dataclass(frozen=True)
 class TrecImpactReport:
-    """`score impact --trec-measures` on a classic benchmark (no conditions): only the
-    trec_eval measures before and after."""
+    """`score impact --trec-measures` on a classic benchmark before the classic analysis
+    (services/impact_classic.py) replaced it: only the trec_eval measures before and after."""
 
     impact: TrecImpact
 
@@ -292,22 +313,36 @@ class TrecImpactReport:
 
 
 def score_impact(
-    src: ScoreSource, *, qrels_before: Path | None, qrels_after: Path, k: int,
+    src: ScoreSource, *, qrels_before: Path | None, qrels_after: Path | None, k: int,
     pairs: tuple[str, ...], draws: int, metric: str, keep_removed: bool, bootstrap: int,
     seed: int, trec_measures: tuple[str, ...] = (), trec_ties: str = "trec_eval",
-    progress: Progress = no_progress,
-) -> ImpactReport | TrecImpactReport:  # fmt: skip
-    """`score impact`. With `trec_measures` and neither queries nor a project (a classic
-    benchmark without conditions: BEIR, TREC), only those measures before and after."""
+    progress: Progress = no_progress, all_pairs: bool = False, plot: Path | None = None,
+    top: int = 20,
+) -> ImpactReport | ClassicImpactReport:  # fmt: skip
+    """`score impact`. A classic benchmark (BEIR, TREC: `trec_measures` and no n-Clue
+    queries file, or a BEIR/TREC project) gets the classic analysis of
+    services/impact_classic.py; an n-Clue one the n-Clue report (with `trec_measures`
+    beside it when asked)."""
     from scorers.runs import impact_report, label_changes, removed_queries
     from scorers.runs.impact_extra import impact_extras, source_slices
-    from services.score_trec import measures_of, trec_impact, trec_measures_impact
+    from services.score_trec import measures_of, trec_measures_impact
 
     ms = measures_of(trec_measures) if trec_measures else []  # a bad name fails before any work
-    if ms and src.queries is None and src.project is None:
-        if qrels_before is None:
-            raise InputError("no qrels before", hint="pass --qrels-before FILE (or --project)")
-        return TrecImpactReport(trec_impact(qrels_before, qrels_after, src.runs, ms, trec_ties))
+    if _classic_route(src, bool(ms)):
+        from services.impact_classic import ClassicOptions, classic_impact
+
+        opts = ClassicOptions(
+            measures=trec_measures or ("ndcg_cut_10",), k=k, ties=trec_ties, pairs=pairs,
+            all_pairs=all_pairs, draws=draws, bootstrap=bootstrap, seed=seed, top=top,
+        )  # fmt: skip
+        return classic_impact(project=src.project, qrels_before=qrels_before,
+                              qrels_after=qrels_after, runs=src.runs, queries=src.queries,
+                              options=opts, plot=plot, progress=progress)  # fmt: skip
+    if all_pairs or plot is not None:
+        raise InputError("--all-pairs and --plot apply to a classic (BEIR/TREC) benchmark",
+                         hint="give --measure (or --trec-measures) without an n-Clue --queries")  # fmt: skip
+    if qrels_after is None:
+        raise InputError("no revised qrels", hint="pass --qrels-after FILE")
     qids, n = load_queries(src.queries, src.project)
     fb, sb = load_qrels(qrels_before, src.project, "--qrels-before")
     fa, sa = load_qrels(qrels_after, None, "--qrels-after")
@@ -335,3 +370,24 @@ def score_impact(
                                    before=set(qids), after={q for q, _ in kept})  # fmt: skip
         rep["trec_measures"] = imp.to_json()
     return ImpactReport(rep, extra, imp)
+
+
+def _classic_route(src: ScoreSource, measures: bool) -> bool:
+    """A classic benchmark: a BEIR/TREC project, files without queries, or measures asked
+    for with a queries file that is not n-Clue's (a BEIR queries.jsonl or TREC topics
+    only filter the queries)."""
+    if src.project is not None:
+        from services.impact_inputs import is_classic
+
+        return is_classic(src.project)
+    if src.queries is None:
+        return True  # no n-Clue queries: nothing but qrels and runs (default ndcg_cut_10)
+    if not measures:
+        return False
+    from packet_builder.readers import json_lines
+
+    try:
+        first = next(iter(json_lines(src.queries)), None)
+    except InputError:
+        return True  # not JSONL: TREC topics
+    return first is not None and "conditions" not in first[1]

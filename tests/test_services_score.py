@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from evaudit.output import dumps
-from services.score import ImpactReport, TrecImpactReport, score_compare, score_impact, score_nclue
+from services.impact_classic import ClassicImpactReport
+from services.score import ImpactReport, score_compare, score_impact, score_nclue
 from services.score_inputs import ScoreReport, ScoreSource
 from services.score_robust import score_bound, score_drop_condition, score_sensitivity
 from services.score_trec import score_trec
@@ -139,9 +140,10 @@ def test_impact_of_a_classic_benchmark(tmp_path: Path) -> None:
     rep = score_impact(_src(*runs, queries=None), qrels_before=QRELS, qrels_after=after, k=10,
                        pairs=(), draws=10, metric="nclue", keep_removed=False, bootstrap=10,
                        seed=11, trec_measures=("map",))  # fmt: skip
-    assert isinstance(rep, TrecImpactReport)
+    assert isinstance(rep, ClassicImpactReport)
     _same(["score", "impact", "--qrels-before", QRELS, "--qrels-after", after,
-           *_run_args(*runs), "--trec-measures", "map"], rep)  # fmt: skip
+           *_run_args(*runs), "--trec-measures", "map", "--draws", "10", "--bootstrap", "10"],
+          rep)  # fmt: skip
 
 
 def test_sensitivity_and_bound() -> None:

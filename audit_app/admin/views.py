@@ -42,7 +42,15 @@ def admin_app(root: Path) -> None:
         st.info("No packets yet: build one with `evaudit packet build`.")
         return
     tabs = st.tabs(
-        ["Progress", "Agreement", "Responses (unblinded)", "Plots", "Downloads", "Query labels"]
+        [
+            "Progress",
+            "Agreement",
+            "Responses (unblinded)",
+            "Plots",
+            "Downloads",
+            "Query labels",
+            "Impact",
+        ]
     )
     with tabs[0]:
         _progress(project)
@@ -58,6 +66,10 @@ def admin_app(root: Path) -> None:
         _downloads(project, packet_id)
     with tabs[5]:
         query_labels_view(project.root)
+    with tabs[6]:
+        from audit_app.admin.impact_view import impact_tab
+
+        impact_tab(project)
 
 
 def _login(project: Project) -> None:

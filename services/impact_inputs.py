@@ -1,0 +1,177 @@
+"""The inputs of `score impact` on a classic (BEIR/TREC) benchmark, and the one adapter
+to the trec_eval measure engine.
+
+Qrels come from any classic form (BEIR qrels.tsv, TREC, JSONL) or a project: before =
+the project's original grades, after = the revised original-scale qrels that `finalize`
+computes with its defaults (recomputed here, nothing written), unless a file is given.
+Runs come from files or, when none is given, from the project's stored runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vocabulary.errors import InputError
+from vocabulary.runspec import RunSpec, claim_run_name
+
+QrelRows = list[tuple[str, str, int]]
+RunRows = list[tuple[str, str, float]]
+
+
+def measure_values(
+    spec: Sequence[str], qrels: QrelRows, runs: Mapping[str, Iterable[tuple[str, str, float]]],
+    ties: str, queries: set[str] | None = None,
+) -> tuple[list[str], dict[str, dict[str, dict[str, float]]]]:  # fmt: skip
+    """THE adapter to the measure engine: (measure names, run -> query -> measure -> value).
+
+    Every per-query value of the classic impact analysis comes through here (the engine's
+    `parse_measures` and `score_run`); a bad measure name is an InputError."""
+    from scorers.trec_measures import parse_measures, score_run
+
+    try:
+        ms = parse_measures(spec)
+    except ValueError as exc:
+        raise InputError(str(exc), hint="e.g. --measure ndcg_cut_10,P_10,map,recall_100") from None
+    out = {
+        tag: score_run(qrels, rows, ms, ties=ties, queries=queries).per_query  # type: ignore[arg-type]
+        for tag, rows in runs.items()
+    }
+    return [m.name for m in ms], out
+
+
+def _graded_jsonl(path: Path) -> QrelRows:
+    """JSONL qrels with any integer grade: finalize writes a TREC project's -2 grades into
+    its qrels.jsonl, which the n-Clue reader (clue counts) refuses."""
+    from packet_builder.readers import json_lines
+
+    rows: QrelRows = []
+    seen: set[tuple[str, str]] = set()
+    for lineno, obj in json_lines(path):
+        q, d, g = obj.get("query_id"), obj.get("doc_id"), obj.get("grade", obj.get("relevance"))
+        if not isinstance(q, str) or not isinstance(d, str):
+            raise InputError("qrel needs string query_id and doc_id", file=path, line=lineno)
+        if not isinstance(g, int) or isinstance(g, bool):
+            raise InputError("qrel grade must be an integer", file=path, line=lineno)
+        if (q, d) in seen:
+            raise InputError(f"duplicate qrel for query {q!r} and document {d!r}", file=path,
+                             line=lineno, hint="one grade per (query, document)")  # fmt: skip
+        seen.add((q, d))
+        rows.append((q, d, g))
+    return rows
+
+
+def qrels_file(path: Path) -> QrelRows:
+    from packet_builder.any_qrels import read_any_qrels
+    from packet_builder.readers import text_lines
+
+    for _lineno, line in text_lines(path, missing_hint="check the path"):
+        if line.strip():
+            if line.lstrip().startswith("{"):
+                return _graded_jsonl(path)
+            break
+    f = read_any_qrels(path)
+    return [(str(q), str(d), int(g)) for q, d, g in zip(f["query_id"], f["doc_id"], f["grade"], strict=True)]  # fmt: skip
+
+
+def project_before(project: Path) -> QrelRows:
+    """A classic project's original grades (an n-Clue project's stored qrels)."""
+    from services.score_trec import project_graded
+
+    f = project_graded(project)
+    return [(str(q), str(d), int(g)) for q, d, g in zip(f["query_id"], f["doc_id"], f["grade"], strict=True)]  # fmt: skip
+
+
+def project_after(project: Path) -> QrelRows:
+    """The revised qrels `evaudit finalize P --out DIR` writes (its defaults), on the
+    project's original grade scale, recomputed from the campaign's files."""
+    from campaign.project import open_project
+    from packet_builder.finalize_io import compute
+    from packet_builder.grade_scale import classic_scale
+
+    proj = open_project(project)
+    classic = classic_scale(proj, None)
+    try:
+        result, _inputs, _used = compute(proj, None, None, None, None, None, False)
+        rows = classic.apply(result["qrels"])[0] if classic is not None else result["qrels"]
+    except InputError as exc:
+        raise InputError(
+            f"cannot recompute the revision with finalize's defaults: {exc.message}",
+            file=exc.file,
+            line=exc.line,
+            hint="pass --qrels-after with the qrels.tsv / qrels.txt that `evaudit finalize` wrote",
+        ) from None
+    return [(str(r["query_id"]), str(r["doc_id"]), int(r["grade"])) for r in rows]
+
+
+def is_classic(project: Path) -> bool:
+    """A BEIR/TREC project (it keeps an original grade scale)."""
+    from packet_builder.classic import stored_scale
+    from services.score_inputs import store_path
+
+    return stored_scale(store_path(project)) is not None
+
+
+def run_files(runs: Sequence[RunSpec]) -> dict[str, RunRows]:
+    from packet_builder.readers import read_run
+
+    out: dict[str, RunRows] = {}
+    seen: dict[str, Path] = {}
+    for name, path in runs:
+        df = read_run(path)
+        tag = name or str(df["tag"].iloc[0])
+        claim_run_name(seen, tag, path)
+        cols = (df["query_id"].tolist(), df["doc_id"].tolist(), df["score"].tolist())
+        out[tag] = list(zip(*cols, strict=True))
+    return out
+
+
+def project_runs(project: Path) -> dict[str, RunRows]:
+    """The runs `load --run NAME=FILE` stored in the project."""
+    from campaign import store
+    from services.score_inputs import store_path
+
+    with store.connect(store_path(project), read_only=True) as con:
+        names = store.run_names(con)
+        out = {
+            n: [(str(q), str(d), float(s)) for q, d, s in store.run_scores(con, n)] for n in names
+        }
+    if not out:
+        raise InputError("the project has no runs", file=project,
+                         hint="pass --run NAME=FILE, or load runs with `evaudit load --run`")  # fmt: skip
+    return out
+
+
+def query_filter(queries: Path | None) -> set[str] | None:
+    if queries is None:
+        return None
+    from packet_builder.any_qrels import read_query_ids
+
+    return read_query_ids(queries)
+
+
+def inputs(
+    *, project: Path | None, qrels_before: Path | None, qrels_after: Path | None,
+    runs: Sequence[RunSpec],
+) -> tuple[QrelRows, QrelRows, dict[str, RunRows], dict[str, Any]]:  # fmt: skip
+    """(before, after, runs, sources) for the classic impact analysis."""
+    if qrels_before is not None:
+        before, src_b = qrels_file(qrels_before), str(qrels_before)
+    elif project is not None:
+        before, src_b = project_before(project), f"{project} (original grades)"
+    else:
+        raise InputError("no qrels before", hint="pass --qrels-before FILE (or --project DIR)")
+    if qrels_after is not None:
+        after, src_a = qrels_file(qrels_after), str(qrels_after)
+    elif project is not None:
+        after, src_a = project_after(project), f"{project} (revision, as finalize computes it)"
+    else:
+        raise InputError("no revised qrels", hint="pass --qrels-after FILE (or --project DIR)")
+    if runs:
+        scored = run_files(runs)
+    elif project is not None:
+        scored = project_runs(project)
+    else:
+        raise InputError("no runs given", hint="pass --run NAME=FILE")
+    return before, after, scored, {"before": src_b, "after": src_a}
