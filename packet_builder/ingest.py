@@ -2,12 +2,11 @@
 corpora into the store, with each document's extraction record (pages extracted vs
 expected, by source) for the extraction gate.
 
-PDF text extraction runs in a process pool (one task per file, largest first);
-unchanged files (same SHA-256) are skipped; a changed file replaces its pages;
-unreadable, encrypted, empty or text-less PDFs are skipped with the reason, and
-a PDF that PyMuPDF could open only by repairing it is kept with a warning. All
-store writes happen in one transaction at the end (none with `strict` and a
-skipped or repaired file).
+PDFs are read by `packet_builder.ingest_pdf` (text layer, OCR, skips and repairs); the
+other formats by this module and `packet_builder.ingest_formats`. Unchanged documents
+(same SHA-256) are skipped; a changed one replaces its pages. All store writes happen in
+one transaction at the end (none with `strict` and a skipped or repaired file); the
+report is `packet_builder.ingest_report.IngestReport`.
 """
 
 from __future__ import annotations
@@ -18,15 +17,13 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from campaign import store, store_corpus
 from campaign.project import Project, now_iso
 from campaign.store_corpus import SKIPPED_SUFFIX
-from packet_builder.corpus_manifest import ManifestReport, check_manifest
+from packet_builder.corpus_manifest import check_manifest
 from packet_builder.corpus_pages import DocPages
 from packet_builder.ingest_formats import (
     collect_beir,
@@ -35,173 +32,12 @@ from packet_builder.ingest_formats import (
     page_count,
     summary,
 )
-from packet_builder.ocr import ENGINE, MODES, check_languages, ocr_pdf_page, tesseract_version
+from packet_builder.ingest_pdf import check_doc_id, collect_pdfs, find_pdfs, ocr_config
+from packet_builder.ingest_report import IngestReport, OcrSummary
 from packet_builder.source_gate import ExtractionRow, record
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.jsonread import json_loads
 from vocabulary.progress import Progress, no_progress
-
-_DOC_ID = re.compile(r"^[^\s/\\]+$")
-NO_TEXT_LAYER = "no text layer (ingest with --ocr auto or always; or run OCR elsewhere and ingest with --ocr-dir)"
-
-
-@dataclass
-class IngestReport:
-    documents: int = 0
-    pages: int = 0
-    skipped: list[dict[str, str]] = field(default_factory=list)  # {"file", "reason"}
-    unchanged: int = 0
-    repaired: list[dict[str, str]] = field(default_factory=list)  # {"file", "warning"}, kept
-    # source -> documents, pages expected/extracted and rate of what this ingest wrote
-    extraction: dict[str, dict[str, Any]] = field(default_factory=dict)
-    manifest: ManifestReport | None = None  # with --manifest: files that differ or are missing
-    ocr: OcrSummary | None = None  # PDFs with --ocr auto|always: what Tesseract read
-
-    def to_json(self) -> dict[str, Any]:
-        extra = {"manifest": self.manifest.to_json()} if self.manifest is not None else {}
-        if self.ocr is not None and self.ocr.pages:  # the key says OCR made some text
-            extra["ocr"] = self.ocr.to_json()
-        return extra | {
-            "documents": self.documents,
-            "pages": self.pages,
-            "skipped": self.skipped,
-            "repaired": self.repaired,
-            "unchanged": self.unchanged,
-            "extraction": self.extraction,
-        }
-
-    def problems(self) -> list[tuple[str, str]]:
-        """(file, what) per skipped or repaired file: what `--strict` refuses."""
-        low = self.ocr.low_confidence if self.ocr is not None else []
-        return (
-            [(s["file"], f"skipped: {s['reason']}") for s in self.skipped]
-            + [(r["file"], r["warning"]) for r in self.repaired]
-            + [(x["file"], f"page {x['page']}: OCR confidence {x['confidence']:.1f} is below "
-                f"{self.ocr.min_confidence:g}") for x in low if self.ocr is not None]
-        )  # fmt: skip
-
-
-@dataclass
-class OcrSummary:
-    """What OCR read in this ingest; pages under `min_confidence` are kept and listed."""
-
-    mode: str
-    lang: str
-    min_confidence: float
-    engine: str = ENGINE
-    version: str = ""
-    documents: int = 0
-    pages: int = 0
-    low_confidence: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"mode": self.mode, "engine": self.engine, "version": self.version,
-                "lang": self.lang, "documents": self.documents, "pages": self.pages,
-                "min_confidence": self.min_confidence,
-                "low_confidence": self.low_confidence}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class OcrConfig:
-    mode: str  # auto: pages without a text layer; always: every page
-    lang: str
-    dpi: int
-    version: str
-
-
-# path, sha, page texts, skip reason, repair warning, OCR record per page (None: text layer)
-_Extracted = tuple[
-    str, str, list[str] | None, str | None, str | None, list[dict[str, Any] | None] | None
-]
-
-
-def _first_warning(pymupdf: Any) -> str:
-    """MuPDF's first warning since the last reset (why it repaired), on one line."""
-    lines = [ln for ln in str(pymupdf.TOOLS.mupdf_warnings(reset=True)).splitlines() if ln]
-    return lines[0] if lines else "damaged cross-reference table"
-
-
-def _extract_pdf(task: tuple[str, str | None, OcrConfig | None]) -> _Extracted:
-    """Worker: (path, known sha, OCR) -> (path, sha, page texts, skip reason, repair
-    warning, OCR records). With OCR `auto`, pages without text are read by Tesseract;
-    with `always`, every page is.
-
-    Texts are None when the file is unchanged or skipped. A file MuPDF opened only by
-    repairing it (a truncated file, a broken xref) keeps its texts and gets a warning; if
-    the repair recovered no page or no text it "cannot be read", never "empty" or "no
-    text layer" (OCR would not help a damaged file)."""
-    import pymupdf
-
-    pymupdf.TOOLS.mupdf_display_errors(False)
-    path_str, known, ocr = task
-    # Read once: the same bytes are hashed and parsed.
-    data = Path(path_str).read_bytes()
-    sha = hashlib.sha256(data).hexdigest()
-    if sha == known:
-        return path_str, sha, None, None, None, None
-    if not data:
-        return path_str, sha, None, "empty file (0 bytes)", None, None
-    pymupdf.TOOLS.mupdf_warnings(reset=True)
-    try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
-    except Exception as exc:  # PyMuPDF raises several types for broken files
-        return (
-            path_str,
-            sha,
-            None,
-            f"cannot be read: not a PDF or damaged beyond repair ({exc})",
-            None,
-            None,
-        )
-    try:
-        if doc.needs_pass:
-            return path_str, sha, None, "encrypted PDF (needs a password)", None, None
-        repaired = bool(doc.is_repaired)
-        why = _first_warning(pymupdf) if repaired else ""
-        if doc.page_count == 0:
-            if repaired:
-                return (
-                    path_str,
-                    sha,
-                    None,
-                    f"cannot be read: repair found no pages ({why})",
-                    None,
-                    None,
-                )
-            return path_str, sha, None, "empty PDF (no pages)", None, None
-        try:
-            texts = [doc[i].get_text() for i in range(doc.page_count)]
-        except Exception as exc:
-            return path_str, sha, None, f"cannot be read: a page fails to parse ({exc})", None, None
-        ocr_pages: list[dict[str, Any] | None] = [None] * len(texts)
-        if ocr is not None and not repaired:
-            for i, t in enumerate(texts):
-                if ocr.mode == "always" or not t.strip():
-                    got = ocr_pdf_page(doc[i], lang=ocr.lang, dpi=ocr.dpi, version=ocr.version)
-                    texts[i] = got.text
-                    ocr_pages[i] = got.to_json()
-    finally:
-        doc.close()
-    blank = [i for i, t in enumerate(texts, start=1) if not t.strip()]
-    if len(blank) == len(texts):
-        if repaired:
-            return (
-                path_str,
-                sha,
-                None,
-                f"cannot be read: repair recovered no text ({why})",
-                None,
-                None,
-            )
-        if ocr is not None:
-            return path_str, sha, None, "no text layer, and OCR read no word", None, None
-        return path_str, sha, None, NO_TEXT_LAYER, None, None
-    warning = None
-    if repaired:
-        warning = f"repaired by PyMuPDF ({why}); {len(texts)} pages kept"
-        if blank:
-            warning += f", pages without text: {', '.join(map(str, blank))}"
-    return path_str, sha, texts, None, warning, ocr_pages if any(ocr_pages) else None
 
 
 def _known_hashes(project: Project) -> dict[str, str]:
@@ -212,122 +48,6 @@ def _known_hashes(project: Project) -> dict[str, str]:
 def _without_ocr(project: Project, *, every_page: bool) -> set[str]:
     with store.connect(project.store_path, read_only=True) as con:
         return store_corpus.docs_without_ocr(con, every_page=every_page)
-
-
-def _check_doc_id(doc_id: str, where: Path) -> None:
-    if not _DOC_ID.match(doc_id):
-        raise InputError(f"unusable document id {doc_id!r}", file=where, hint="rename the file")
-
-
-def _pdfs_in(folder: Path, recursive: bool) -> list[Path]:
-    """The .pdf files of a folder (and its subfolders, hidden ones excepted), sorted."""
-    found = folder.rglob("*") if recursive else folder.iterdir()
-    return sorted(
-        p
-        for p in found
-        if p.suffix.lower() == ".pdf"
-        and p.is_file()
-        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    )
-
-
-def find_pdfs(pdf_dir: Path, recursive: bool = True) -> dict[str, Path]:
-    """doc_id (the file stem) -> file of every PDF `ingest --pdf-dir` reads; subfolders
-    are searched unless `recursive` is off. Two files with one stem are an error."""
-    if not pdf_dir.is_dir():
-        raise InputError("PDF folder not found", file=pdf_dir)
-    files = _pdfs_in(pdf_dir, recursive)
-    if not files:
-        deeper = [] if recursive else _pdfs_in(pdf_dir, True)
-        if deeper:
-            raise InputError(
-                f"no .pdf files in folder ({len(deeper)} in its subfolders)",
-                file=pdf_dir,
-                hint="drop --no-recursive to ingest them",
-            )
-        where = "folder or its subfolders" if recursive else "folder"
-        raise InputError(f"no .pdf files in {where}", file=pdf_dir)
-    seen: dict[str, Path] = {}
-    for f in files:
-        _check_doc_id(f.stem, f)
-        if f.stem in seen:
-            raise InputError(
-                f"two files share the document id {f.stem!r} (also {seen[f.stem]})",
-                file=f,
-                hint="rename one: the document id is the file name without .pdf",
-            )
-        seen[f.stem] = f
-    return seen
-
-
-def collect_pdfs(
-    pdf_dir: Path,
-    known: dict[str, str],
-    workers: int,
-    progress: Progress,
-    report: IngestReport,
-    recursive: bool = True,
-    ocr: OcrConfig | None = None,
-) -> list[DocPages]:
-    """The readable PDFs of a folder and, with `recursive`, its subfolders; fills
-    `report`'s skipped, repaired and unchanged."""
-    files = sorted(find_pdfs(pdf_dir, recursive).values())
-    # Largest first so the pool does not end waiting on one big file.
-    order = sorted(files, key=lambda p: -p.stat().st_size)
-    tasks = [(str(f), known.get(f.stem), ocr) for f in order]
-    results: list[_Extracted] = []
-    if workers <= 1:
-        for t in progress(tasks, desc="extract"):
-            results.append(_extract_pdf(t))
-    else:
-        import pymupdf  # noqa: F401  (imported before the fork so workers inherit it)
-
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            it = pool.map(_extract_pdf, tasks, chunksize=1)
-            results.extend(progress(it, total=len(tasks), desc="extract"))
-    docs: list[DocPages] = []
-    for path_str, sha, texts, reason, warning, ocr_pages in sorted(results, key=lambda r: r[0]):
-        path = Path(path_str)
-        if reason is not None:
-            report.skipped.append({"file": str(path), "reason": reason})
-        elif texts is None:
-            report.unchanged += 1
-        else:
-            docs.append(DocPages(path.stem, str(path.resolve()), "pdf", sha, texts, ocr=ocr_pages))
-            if warning is not None:
-                report.repaired.append({"file": str(path), "warning": warning})
-            if ocr_pages is not None and report.ocr is not None:
-                _count_ocr(report.ocr, path, ocr_pages)
-    return docs
-
-
-def _count_ocr(summary: OcrSummary, path: Path, pages: list[dict[str, Any] | None]) -> None:
-    summary.documents += 1
-    for number, rec in enumerate(pages, start=1):
-        if rec is None:
-            continue
-        summary.pages += 1
-        if rec["confidence"] < summary.min_confidence:
-            summary.low_confidence.append(
-                {"file": str(path), "page": number, "confidence": rec["confidence"]}
-            )
-
-
-def ocr_config(mode: str, lang: str, dpi: int) -> OcrConfig | None:
-    """The OCR settings of a PDF ingest, or None for `never`. `always` needs Tesseract;
-    `auto` without it keeps today's behaviour (text-less PDFs skipped, saying why)."""
-    if mode not in MODES:
-        raise InputError(f"unknown OCR mode {mode!r}", hint="use auto, always or never")
-    if mode == "never":
-        return None
-    try:
-        version = tesseract_version()
-    except InputError:
-        if mode == "always":
-            raise
-        return None
-    check_languages(lang)
-    return OcrConfig(mode, lang, dpi, version)
 
 
 def _ocr_page_text(obj: Any) -> str:
@@ -364,7 +84,7 @@ def collect_ocr(ocr_dir: Path, known: dict[str, str]) -> tuple[list[DocPages], i
     if not doc_dirs:
         raise InputError("no document folders (expected O/<doc_id>/<page>.json)", file=ocr_dir)
     for ddir in doc_dirs:
-        _check_doc_id(ddir.name, ddir)
+        check_doc_id(ddir.name, ddir)
         files = sorted(ddir.glob("*.json"), key=lambda p: (len(p.stem), p.stem))
         if not files:
             raise InputError("no page JSON files", file=ddir)
@@ -406,7 +126,7 @@ def collect_pages_jsonl(path: Path, known: dict[str, str]) -> tuple[list[DocPage
         doc_id, page, text = obj.get("doc_id"), obj.get("page"), obj.get("text")
         if not isinstance(doc_id, str) or not doc_id:
             raise InputError("missing string 'doc_id'", file=path, line=lineno)
-        _check_doc_id(doc_id, path)
+        check_doc_id(doc_id, path)
         if not isinstance(page, int) or isinstance(page, bool) or page < 1:
             raise InputError("'page' must be a 1-based integer", file=path, line=lineno)
         if not isinstance(text, str):

@@ -12,7 +12,7 @@ from packet_builder.source_gate import ExtractionRow
 from vocabulary.errors import InputError
 
 if TYPE_CHECKING:
-    from packet_builder.ingest import IngestReport
+    from packet_builder.ingest_report import IngestReport
 
 
 def collect_beir(folder: Path, known: dict[str, str], report: IngestReport) -> Iterator[DocPages]:
