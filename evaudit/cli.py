@@ -56,8 +56,13 @@ def _register() -> None:
         rop,
         runs,
         score,
+        score_diagnostics,
+        score_robust,
+        score_trec,
     )
 
+    # score_robust, score_trec and score_diagnostics add their commands to `score` on import.
+    _ = (score_diagnostics, score_robust, score_trec)
     for module in (
         project,
         fetch,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from evaudit.commands.score import _common_options, _path, emit, score, source
+from evaudit.commands.score_options import _common_options, _path, emit, score, source
 
 _page_opt = click.option(
     "--page-aggregate", default="max", show_default=True, metavar="max|top3|topk:K",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from evaudit.commands.score import _common_options, _path, emit, score, source
+from evaudit.commands.score_options import _common_options, _path, emit, score, source
 from vocabulary.errors import InputError
 
 # ---- score sensitivity --------------------------------------------------------------------

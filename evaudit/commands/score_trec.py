@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from evaudit.commands.score import _path, emit, score
+from evaudit.commands.score_options import _path, emit, score
 from vocabulary.runspec import parse_run_spec
 
 
