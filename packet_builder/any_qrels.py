@@ -17,7 +17,7 @@ def _first_line(path: Path) -> str:
     try:
         with path.open(encoding="utf-8") as fh:
             for line in fh:
-                if line.strip():
+                if line.strip() and not line.startswith("#"):  # trec_eval's comment lines
                     return line
     except OSError as exc:
         raise InputError(f"cannot read qrels ({exc.strerror})", file=path) from exc
