@@ -1,4 +1,4 @@
-"""`evaudit score trec`: trec_eval's classic measures (pytrec_eval's names and values) on
+"""`evaudit score trec`: trec_eval's measures (its names, parameters and values) on
 graded qrels without conditions; its helpers also serve `score impact --trec-measures`.
 
 Reads the qrels (BEIR qrels.tsv, TREC, JSONL, or the project's) and runs at this edge
@@ -58,20 +58,21 @@ def _query_filter(queries: Path | None) -> set[str] | None:
 
 def trec_scores(
     frame: pd.DataFrame, runs: Sequence[RunSpec], measures: Any, ties: str,
-    wanted: set[str] | None,
+    wanted: set[str] | None, score_precision: str = "float64",
 ) -> dict[str, Any]:  # fmt: skip
-    from packet_builder.readers import read_run
-    from scorers.trec_measures import score_run
+    """Every run's measures; the qrels are bound once, runs read as Arrow columns."""
+    from packet_builder.run_files import read_run_columns
+    from scorers.trec_measures import Options, bind_qrels, score_arrays
 
-    qrows = list(zip(frame["query_id"], frame["doc_id"], frame["grade"], strict=True))
+    bound = bind_qrels(frame["query_id"], frame["doc_id"], frame["grade"])
+    opts = Options(ties=ties, precision=score_precision)  # type: ignore[arg-type]
     out: dict[str, Any] = {}
     seen: dict[str, Path] = {}
     for name, path in runs:
-        df = read_run(path)
-        tag = name or str(df["tag"].iloc[0])
+        qids, dids, scores, first_tag = read_run_columns(path)
+        tag = name or first_tag
         claim_run_name(seen, tag, path)
-        rrows = zip(df["query_id"], df["doc_id"], df["score"], strict=True)
-        out[tag] = score_run(qrows, rrows, measures, ties=ties, queries=wanted)  # type: ignore[arg-type]
+        out[tag] = score_arrays(bound, qids, dids, scores, measures, opts, queries=wanted)
     return out
 
 
@@ -114,7 +115,9 @@ def measures_of(spec: tuple[str, ...]) -> Any:
     try:
         return parse_measures(spec)
     except ValueError as exc:
-        raise InputError(str(exc), hint="e.g. --measure ndcg_cut_10,P_10,map,recall_100") from None
+        raise InputError(
+            str(exc), hint="e.g. --measure ndcg_cut_10,P_10,map,recall_100 or P.5,10"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -130,8 +133,7 @@ class TrecScoreReport:
     def rows(self) -> list[dict[str, Any]]:
         """One dict per run: evaluated queries and the mean of every measure."""
         return [
-            {"run": tag, "queries": len(s.per_query), **s.mean}
-            for tag, s in self.report.runs.items()
+            {"run": tag, "queries": len(s.qids), **s.mean} for tag, s in self.report.runs.items()
         ]
 
     def table(self) -> str:
@@ -141,12 +143,14 @@ class TrecScoreReport:
 def score_trec(
     *, qrels: Path | None, project: Path | None, queries: Path | None, runs: Sequence[RunSpec],
     measures: tuple[str, ...], ties: str, per_query: bool = False,
+    score_precision: str = "float64",
 ) -> TrecScoreReport:  # fmt: skip
-    """trec_eval's measures on graded qrels without conditions, equal to pytrec_eval."""
+    """trec_eval's measures on graded qrels without conditions (trec_eval 10's values)."""
     from scorers.trec_measures import TrecReport
 
     ms = measures_of(measures)
     frame, source = _trec_inputs(qrels, project)
-    scored = trec_scores(frame, runs, ms, ties, _query_filter(queries))
-    rep = TrecReport(qrels=source, ties=ties, measures=[m.name for m in ms], runs=scored)
+    scored = trec_scores(frame, runs, ms, ties, _query_filter(queries), score_precision)
+    rep = TrecReport(qrels=source, ties=ties, measures=[m.name for m in ms], runs=scored,
+                     score_precision=score_precision)  # fmt: skip
     return TrecScoreReport(rep, per_query)

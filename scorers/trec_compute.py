@@ -1,0 +1,480 @@
+"""Every trec_eval measure of `all_trec` (and Judged@k) over a ranked run, vectorised:
+one numpy array per printed value, one entry per evaluated query.
+
+Pure. Each function follows the matching m_*.c definition of trec_eval 10 (summing
+in rank order as its loops do, so values agree to the last bit or nearly); the
+one-line definitions are in docs/scoring.md. Per-row sums use np.bincount, which adds
+in row order; running sums within a query use `trec_engine.seg_cumsum`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from scorers.trec_catalog import Measure
+from scorers.trec_engine import (
+    NONPOOL,
+    UNJUDGED,
+    Options,
+    Ranking,
+    TrecQrels,
+    apply_gains,
+    log2_of,
+    seg_cumsum,
+    valid_int,
+)
+
+MIN_GEO_MEAN = 0.00001
+INFAP_EPSILON = 0.00001
+
+
+class Ctx:
+    """Shared per-run arrays, computed once and reused by every measure."""
+
+    def __init__(self, qrels: TrecQrels, rk: Ranking, opts: Options) -> None:
+        self.qrels, self.rk, self.opts = qrels, rk, opts
+        self.E = len(rk.eq)
+        lvl = opts.level
+        self.R = qrels.num_rel(lvl)[rk.eq].astype(np.int64)
+        self.isrel = rk.rel >= lvl
+        self.cum = seg_cumsum(self.isrel.astype(np.float64), rk.starts, rk.q)
+        self.nrr = np.bincount(rk.q[self.isrel], minlength=self.E)
+        self.ret = rk.n
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        return np.bincount(self.rk.q[mask], minlength=self.E)
+
+    def total(self, w: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        q = self.rk.q
+        if mask is not None:
+            q, w = q[mask], w[mask]
+        return np.bincount(q, weights=w, minlength=self.E)
+
+    def top(self, running: np.ndarray, k: np.ndarray | int) -> np.ndarray:
+        """A running per-row value at each query's row min(k, n) (0 for no rows)."""
+        take = np.minimum(k, self.ret)
+        out = np.zeros(self.E)
+        ok = take > 0
+        idx = self.rk.starts[:-1] + take - 1
+        out[ok] = running[idx[ok]]
+        return out
+
+    def rel_in_top(self, k: np.ndarray | int) -> np.ndarray:
+        return self.top(self.cum, k)
+
+
+def _div(a: np.ndarray, b: np.ndarray, where: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(a))
+    out[where] = a[where] / b[where]
+    return out
+
+
+def m_num(c: Ctx, m: Measure) -> np.ndarray:
+    if m.base == "num_ret":
+        return c.ret.astype(np.float64)
+    if m.base == "num_rel":
+        return c.R.astype(np.float64)
+    if m.base == "num_rel_ret":
+        return c.nrr.astype(np.float64)
+    if m.base == "num_q":
+        return np.ones(c.E)
+    # num_nonrel_judged_ret
+    pool = c.count(c.rk.rel == NONPOOL) + c.count(c.rk.rel == UNJUDGED)
+    return (c.ret - pool - c.nrr).astype(np.float64)
+
+
+def _ap(c: Ctx, mask: np.ndarray | None = None) -> np.ndarray:
+    w = np.where(c.isrel, c.cum / (c.rk.pos + 1), 0.0)
+    s = c.total(w, mask)
+    return _div(s, c.R.astype(np.float64), (c.nrr > 0) & (c.R > 0))
+
+
+def m_map(c: Ctx, m: Measure) -> np.ndarray:
+    ap = _ap(c)
+    return np.log(np.maximum(ap, MIN_GEO_MEAN)) if m.base == "gm_map" else ap
+
+
+def m_Rprec(c: Ctx, m: Measure) -> np.ndarray:
+    k = np.minimum(c.ret, c.R)
+    return _div(c.rel_in_top(c.R), c.R.astype(np.float64), k > 0)
+
+
+def _bpref(c: Ctx) -> np.ndarray:
+    rel = c.rk.rel
+    jn = (rel >= 0) & (rel < c.opts.level)
+    nr = seg_cumsum(jn.astype(np.float64), c.rk.starts, c.rk.q)
+    rrow = (rel >= 0) & ~jn
+    R = c.R[c.rk.q].astype(np.float64)
+    NN = c.qrels.num_nonrel(c.opts.level)[c.rk.eq][c.rk.q].astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(nr > 0, 1.0 - np.minimum(nr, R) / np.minimum(NN, R), 1.0)
+    s = c.total(term, rrow)
+    out = s.copy()
+    ok = c.R > 0
+    out[ok] = s[ok] / c.R[ok]
+    return out
+
+
+def m_bpref(c: Ctx, m: Measure) -> np.ndarray:
+    b = _bpref(c)
+    return np.log(np.maximum(b, MIN_GEO_MEAN)) if m.base == "gm_bpref" else b
+
+
+def m_recip_rank(c: Ctx, m: Measure) -> np.ndarray:
+    first = c.isrel & (c.cum == 1)
+    return c.total(1.0 / (c.rk.pos + 1.0), first)
+
+
+def _cut_counts(c: Ctx, fracs: Sequence[float]) -> list[np.ndarray]:
+    R = c.R.astype(np.float64)
+    out = []
+    for p in fracs:
+        x = p * R
+        if c.opts.cutoff_rounding == "round":  # lround
+            fl = np.floor(x)
+            out.append((fl + (x - fl >= 0.5)).astype(np.int64))
+        else:
+            out.append(np.floor(x + 0.9).astype(np.int64))
+    return out
+
+
+def _iprec(c: Ctx, fracs: Sequence[float]) -> list[np.ndarray]:
+    """Interpolated precision at each recall fraction (trec_eval's iprec_at_recall)."""
+    import pandas as pd
+
+    rows = np.flatnonzero(c.isrel)
+    prec = c.cum[rows] / (c.rk.pos[rows] + 1.0)
+    qr = c.rk.q[rows]
+    # best precision at or below each relevant row: a reversed running max per query
+    best = pd.Series(prec[::-1]).groupby(qr[::-1], sort=False).cummax().to_numpy()[::-1]
+    rstart = np.concatenate([[0], np.cumsum(np.bincount(qr, minlength=c.E))])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        empty = np.where(c.ret > 0, 0.0, np.nan)  # 0/0 when nothing is retrieved
+    out = []
+    for cut in _cut_counts(c, fracs):
+        v = empty.copy()
+        hit = (cut >= 1) & (cut <= c.nrr)
+        v[hit] = best[rstart[:-1][hit] + cut[hit] - 1]
+        zero = (cut == 0) & (c.nrr > 0)
+        v[zero] = best[rstart[:-1][zero]]
+        v[(cut > c.nrr) & (c.nrr >= 0) & ~hit & ~zero] = 0.0
+        out.append(v)
+    return out
+
+
+def g_iprec(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
+    return _iprec(c, [float(m.param) for m in ms])  # type: ignore[arg-type]
+
+
+def m_11pt(c: Ctx, m: Measure) -> np.ndarray:
+    vals = _iprec(c, list(m.extra))  # type: ignore[arg-type]
+    total = np.zeros(c.E)
+    for v in reversed(vals):  # trec_eval adds from the highest cutoff down
+        total = total + np.where(np.isnan(v), 0.0, v) if c.E else total
+    out = total / len(vals)
+    out[np.isnan(vals[0])] = np.nan
+    return out  # type: ignore[no-any-return]
+
+
+def g_long_cut(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
+    base = ms[0].base
+    out: list[np.ndarray] = []
+    if base == "map_cut":
+        w = np.where(c.isrel, c.cum / (c.rk.pos + 1), 0.0)
+        for m in ms:
+            s = c.total(w, c.rk.pos < m.cut)  # type: ignore[operator]
+            out.append(_div(s, c.R.astype(np.float64), c.R > 0))
+        return out
+    if base == "ndcg_cut":
+        gain = np.where(c.rk.rel > 0, c.rk.rel, 0).astype(np.float64)
+        w = gain / log2_of(c.rk.pos + 2)
+        ideal = c.qrels.ideal()
+        for m in ms:
+            dcg = c.total(w, (c.rk.pos < m.cut) & (gain > 0))  # type: ignore[operator]
+            idcg = ideal.dcg_at(c.rk.eq, np.full(c.E, m.cut))
+            out.append(np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), dcg))
+        return out
+    if base in ("unj", "judged"):
+        flag = c.rk.rel < 0 if base == "unj" else c.rk.rel >= 0
+        running = seg_cumsum(flag.astype(np.float64), c.rk.starts, c.rk.q)
+        for m in ms:
+            k = int(m.cut)  # type: ignore[arg-type]
+            got = c.top(running, k)
+            if base == "unj":
+                out.append(got / k)
+            else:  # ir_measures' Judged@k: judged share of the top k retrieved
+                out.append(_div(got, np.minimum(k, c.ret).astype(np.float64), c.ret > 0))
+        return out
+    for m in ms:
+        k = int(m.cut)  # type: ignore[arg-type]
+        got = c.rel_in_top(k)
+        if base == "P":
+            out.append(got / k)
+        elif base == "recall":
+            out.append(_div(got, c.R.astype(np.float64), c.R > 0))
+        elif base == "relative_P":
+            out.append(_div(got, np.minimum(k, c.R).astype(np.float64), c.R > 0))
+        else:  # success
+            out.append((got > 0).astype(np.float64))
+    return out
+
+
+def g_Rprec_mult(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
+    out = []
+    for m in ms:
+        cut = np.floor(float(m.param) * c.R + 0.9).astype(np.int64)  # type: ignore[arg-type]
+        out.append(_div(c.rel_in_top(cut), cut.astype(np.float64), cut > 0))
+    return out
+
+
+def m_infAP(c: Ctx, m: Measure) -> np.ndarray:
+    rel, st, q = c.rk.rel, c.rk.starts, c.rk.q
+    jn = (rel >= 0) & (rel < c.opts.level)
+    rrow = (rel >= 0) & ~jn
+    rs = seg_cumsum(rrow.astype(np.float64), st, q)
+    nr = seg_cumsum(jn.astype(np.float64), st, q)
+    pu = seg_cumsum((rel == UNJUDGED).astype(np.float64), st, q)
+    fj = c.rk.pos.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = 1.0 / (fj + 1.0)
+        b = fj / (fj + 1.0)
+        x = (rs - 1 + nr + pu) / fj
+        y = (rs - 1 + INFAP_EPSILON) / ((rs - 1 + nr) + 2 * INFAP_EPSILON)
+        term = np.where(c.rk.pos == 0, 1.0, a + b * x * y)
+    s = c.total(term, rrow)
+    out = s.copy()
+    ok = c.R > 0
+    out[ok] = s[ok] / c.R[ok]
+    return out
+
+
+def m_utility(c: Ctx, m: Measure) -> np.ndarray:
+    p = [float(v) for v in m.extra]  # type: ignore[arg-type]
+    nrr, ret, R = c.nrr.astype(np.float64), c.ret.astype(np.float64), c.R.astype(np.float64)
+    rest = (c.opts.num_docs + c.nrr - c.ret - c.R).astype(np.float64)
+    return p[0] * nrr + p[1] * (ret - nrr) + p[2] * (R - nrr) + p[3] * rest  # type: ignore[no-any-return]
+
+
+def m_binG(c: Ctx, m: Measure) -> np.ndarray:
+    arg = 3 + c.rk.pos - c.cum.astype(np.int64)
+    w = np.where(c.isrel, 1.0 / log2_of(np.where(c.isrel, arg, 2)), 0.0)
+    return _div(c.total(w), c.R.astype(np.float64), (c.nrr > 0) & (c.R > 0))
+
+
+def _row_gain(c: Ctx, pairs: tuple[tuple[str, float], ...]) -> np.ndarray:
+    return apply_gains(c.rk.rel, pairs)
+
+
+def _ideal_at_rows(c: Ctx, pairs: tuple[tuple[str, float], ...]) -> tuple[Any, np.ndarray]:
+    ideal = c.qrels.ideal(pairs)
+    qq = c.rk.eq[c.rk.q]
+    inside = c.rk.pos < ideal.length[qq]
+    g = np.zeros(len(qq))
+    g[inside] = ideal.gain[ideal.starts[qq[inside]] + c.rk.pos[inside]]
+    return ideal, g
+
+
+def m_G(c: Ctx, m: Measure) -> np.ndarray:
+    pairs = m.extra  # type: ignore[assignment]
+    gain = _row_gain(c, pairs)  # type: ignore[arg-type]
+    ideal, ig = _ideal_at_rows(c, pairs)  # type: ignore[arg-type]
+    st, q = c.rk.starts, c.rk.q
+    cost = seg_cumsum(np.maximum(ig, 1.0), st, q)
+    got = seg_cumsum(gain, st, q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        arg = 2 + cost - got
+        integral = np.all(arg == np.round(arg)) and (len(arg) == 0 or arg.min() >= 0)
+        lg = log2_of(arg.astype(np.int64)) if integral else np.log2(arg)
+        term = np.where(gain != 0, gain / lg, 0.0)
+    s = c.total(term, gain != 0)
+    total_ideal = np.bincount(ideal.q, weights=ideal.gain, minlength=c.qrels.n)[c.rk.eq]
+    return _div(s, total_ideal, total_ideal > 0)
+
+
+def m_ndcg(c: Ctx, m: Measure) -> np.ndarray:
+    pairs = m.extra  # type: ignore[assignment]
+    gain = _row_gain(c, pairs)  # type: ignore[arg-type]
+    ideal = c.qrels.ideal(pairs)  # type: ignore[arg-type]
+    nz = gain != 0
+    dcg = c.total(gain / log2_of(c.rk.pos + 2), nz)
+    idcg = ideal.dcg_at(c.rk.eq, ideal.length[c.rk.eq])
+    if m.base == "ndcg":
+        return _div(dcg, idcg, idcg > 0)
+    st, q = c.rk.starts, c.rk.q
+    running = seg_cumsum(np.where(nz, gain / log2_of(c.rk.pos + 2), 0.0), st, q)
+    L = ideal.length[c.rk.eq]
+    if m.base == "ndcg_rel":
+        qq = c.rk.eq[q]
+        irow = ideal.dcg_at(qq, c.rk.pos + 1)
+        pos_rows = gain > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = c.total(running / irow, pos_rows)
+            npos = c.count(pos_rows)
+            final = c.top(running, c.ret)
+            s = s + ((L - npos).astype(np.float64) * final) / idcg
+        out = np.zeros(c.E)
+        ok = s > 0
+        out[ok] = s[ok] / L[ok]
+        return out
+    return _rndcg(c, ideal, running, idcg, L)
+
+
+def _rndcg(c: Ctx, ideal: Any, running: np.ndarray, idcg: np.ndarray, L: np.ndarray) -> np.ndarray:
+    # Transitions: positions t (1..L) where the ideal gain changes (t = L always).
+    g = ideal.gain
+    nxt = np.empty(len(g))
+    nxt[:-1] = g[1:]
+    last = np.zeros(len(g), dtype=bool)
+    ends = ideal.starts[1:][ideal.length > 0] - 1
+    last[ends] = True
+    change = last | (g != nxt)
+    rows = np.flatnonzero(change)
+    tq = ideal.q[rows]
+    t = rows - ideal.starts[tq] + 1
+    to_eval = np.full(c.qrels.n, -1, dtype=np.int64)
+    to_eval[c.rk.eq] = np.arange(c.E)
+    te = to_eval[tq]
+    ok = te >= 0
+    te, t, rows = te[ok], t[ok], rows[ok]
+    take = np.minimum(t, c.ret[te])
+    rd = np.zeros(len(te))
+    has = take > 0
+    rd[has] = running[c.rk.starts[:-1][te[has]] + take[has] - 1]
+    s = np.bincount(te, weights=rd / ideal.running[rows], minlength=c.E)
+    cnt = np.bincount(te, minlength=c.E).astype(np.float64)
+    extra = c.ret > L + 1
+    final = c.top(running, c.ret)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(extra & (idcg > 0), s + final / idcg, s)
+        cnt = np.where(extra & (idcg > 0), cnt + 1, cnt)
+        out = np.where(cnt > 0, s / np.where(cnt > 0, cnt, 1.0), np.nan)
+    return np.where(c.R > 0, out, 0.0)  # type: ignore[no-any-return]
+
+
+def _rbp_p(pairs: tuple[tuple[str, float], ...]) -> float:
+    p = 0.9
+    for name, value in pairs:
+        if name == "p":
+            p = float(value)
+    return p
+
+
+def _powers(p: float, n: int) -> np.ndarray:
+    out = np.empty(n + 1)
+    out[0] = 1.0
+    if n:
+        out[1:] = np.cumprod(np.full(n, p))  # repeated multiplication, as trec_eval
+    return out
+
+
+def m_rbp(c: Ctx, m: Measure) -> np.ndarray:
+    pairs: tuple[tuple[str, float], ...] = m.extra  # type: ignore[assignment]
+    p = _rbp_p(pairs)
+    powers = _powers(p, int(c.rk.pos.max()) + 1 if len(c.rk.pos) else 0)
+    rel = c.rk.rel
+    if m.base == "rbp_resid":
+        unj = rel < 0
+        s = c.total(powers[c.rk.pos], unj)
+        return np.where(c.count(unj) > 0, powers[c.ret] + (1 - p) * s, 0.0)  # type: ignore[no-any-return]
+    gain = _row_gain(c, pairs)
+    over = {int(n): float(v) for n, v in pairs if valid_int(n)}
+    listed = (rel >= 0) | np.isin(rel, list(over))
+    # trec_eval rescales a query's gains to [0, 1] when any lies outside (its min and
+    # max start at 0): the gains of levels 0..max grade, and of every level=gain pair
+    top = c.qrels.max_grade()[c.rk.eq]
+    if over:
+        lo, hi = np.zeros(c.E), np.zeros(c.E)
+        for i, t in enumerate(top.tolist()):
+            gains = [over.get(lv, float(lv)) for lv in range(t + 1)] + list(over.values())
+            lo[i], hi[i] = min([0.0, *gains]), max([0.0, *gains])
+    else:
+        lo, hi = np.zeros(c.E), np.maximum(top, 0).astype(np.float64)
+    norm = (lo < 0) | (hi > 1)
+    qn = c.rk.q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = (gain - lo[qn]) / (hi[qn] - lo[qn])
+    gain = np.where(listed & norm[qn], scaled, np.where(listed, gain, 0.0))
+    s = c.total(gain * powers[c.rk.pos], gain != 0)
+    return (1.0 - p) * s  # type: ignore[no-any-return]
+
+
+def m_set(c: Ctx, m: Measure) -> np.ndarray:
+    nrr, ret, R = c.nrr.astype(np.float64), c.ret.astype(np.float64), c.R.astype(np.float64)
+    if m.base == "set_P":
+        return _div(nrr, ret, c.ret > 0)
+    if m.base == "set_relative_P":
+        return _div(nrr, np.minimum(ret, R), (c.ret > 0) & (c.R > 0))
+    if m.base == "set_recall":
+        return _div(nrr, R, c.R > 0)
+    if m.base == "set_map":
+        return _div(nrr * nrr, ret * R, (c.ret > 0) & (c.R > 0))
+    x = float(m.extra[0]) if m.extra else 1.0  # type: ignore[arg-type]
+    out = np.zeros(c.E)
+    ok = c.nrr > 0
+    P, Rc = nrr[ok] / ret[ok], nrr[ok] / R[ok]
+    out[ok] = (x + 1.0) * P * Rc / (x * P + Rc)
+    return out
+
+
+def relstrings(c: Ctx, m: Measure) -> list[str]:
+    """relstring: the first N relevance values as characters (0-9, '>' above 9, '-' not
+    in the qrels, '.' in the pool but unjudged)."""
+    n = int(float(m.extra[0])) if m.extra else 10  # type: ignore[arg-type]
+    chars = np.array(list("0123456789"))
+    out = []
+    for e in range(c.E):
+        a, b = c.rk.starts[e], c.rk.starts[e] + max(0, min(n, int(c.ret[e])))
+        rel = c.rk.rel[a:b]
+        s = np.where(rel > 9, ">", np.where(rel >= 0, chars[np.clip(rel, 0, 9)], "<"))
+        s = np.where(rel == NONPOOL, "-", np.where(rel == UNJUDGED, ".", s))
+        out.append("".join(s.tolist()) if not c.rk.placeholder[e] else "")
+    return out
+
+
+Single = Callable[[Ctx, Measure], np.ndarray]
+Group = Callable[[Ctx, Sequence[Measure]], list[np.ndarray]]
+SINGLE: dict[str, Single] = {
+    "num_q": m_num, "num_ret": m_num, "num_rel": m_num, "num_rel_ret": m_num,
+    "num_nonrel_judged_ret": m_num, "map": m_map, "gm_map": m_map, "Rprec": m_Rprec,
+    "bpref": m_bpref, "gm_bpref": m_bpref, "recip_rank": m_recip_rank, "infAP": m_infAP,
+    "utility": m_utility, "11pt_avg": m_11pt, "binG": m_binG, "G": m_G, "ndcg": m_ndcg,
+    "ndcg_rel": m_ndcg, "Rndcg": m_ndcg, "set_P": m_set, "set_relative_P": m_set,
+    "set_recall": m_set, "set_map": m_set, "set_F": m_set, "rbp": m_rbp, "rbp_resid": m_rbp,
+}  # fmt: skip
+GROUP: dict[str, Group] = {
+    "iprec_at_recall": g_iprec, "Rprec_mult": g_Rprec_mult, "P": g_long_cut,
+    "recall": g_long_cut, "ndcg_cut": g_long_cut, "map_cut": g_long_cut,
+    "relative_P": g_long_cut, "success": g_long_cut, "unj": g_long_cut, "judged": g_long_cut,
+}  # fmt: skip
+# Values trec_eval resets on -c's placeholder ranking.
+PLACEHOLDER_ZERO = frozenset({"num_ret", "utility", "unj", "rbp_resid"})
+
+
+def evaluate(
+    qrels: TrecQrels, rk: Ranking, measures: Sequence[Measure], opts: Options
+) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
+    """Per evaluated query (rk.eq order): numbers by printed name, and relstring texts."""
+    c = Ctx(qrels, rk, opts)
+    values: dict[str, np.ndarray] = {}
+    texts: dict[str, list[str]] = {}
+    groups: dict[str, list[Measure]] = {}
+    for m in measures:
+        if m.base == "runid":
+            continue
+        if m.base == "relstring":
+            texts[m.name] = relstrings(c, m)
+        elif m.base in GROUP:
+            groups.setdefault(m.base, []).append(m)
+        else:
+            values[m.name] = SINGLE[m.base](c, m)
+    for base, ms in groups.items():
+        for m, v in zip(ms, GROUP[base](c, ms), strict=True):
+            values[m.name] = v
+    if rk.placeholder.any():
+        for m in measures:
+            if m.base in PLACEHOLDER_ZERO and m.name in values:
+                values[m.name] = np.where(rk.placeholder, 0.0, values[m.name])
+    return values, texts
