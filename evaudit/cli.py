@@ -55,6 +55,7 @@ def _register() -> None:
         rop,
         runs,
         score,
+        trec_eval,
     )
 
     for module in (
@@ -69,6 +70,7 @@ def _register() -> None:
         reproduce,
         rop,
         orbit,
+        trec_eval,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)
