@@ -65,7 +65,7 @@ _PRINTED_LONG = re.compile(
 )  # fmt: skip
 _PRINTED_DOUBLE = re.compile(r"^(iprec_at_recall|Rprec_mult)_(\d+(?:\.\d*)?)$")
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
-_PAIR = re.compile(r"^[^=,]+=[^=,]*$")
+_PAIR = re.compile(r"^[^=,.]+=[^=,]*$")
 
 
 @dataclass(frozen=True)

@@ -198,14 +198,15 @@ def g_long_cut(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
             out.append(np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), dcg))
         return out
     if base in ("unj", "judged"):
-        flag = c.rk.rel < 0 if base == "unj" else c.rk.rel >= 0
+        # unj: not judged (not in the qrels, or a negative grade); judged: in the qrels
+        flag = c.rk.rel < 0 if base == "unj" else c.rk.rel != NONPOOL
         running = seg_cumsum(flag.astype(np.float64), c.rk.starts, c.rk.q)
         for m in ms:
             k = int(m.cut)  # type: ignore[arg-type]
             got = c.top(running, k)
             if base == "unj":
                 out.append(got / k)
-            else:  # ir_measures' Judged@k: judged share of the top k retrieved
+            else:  # ir_measures' Judged@k: share of the top min(k, n) the qrels list
                 out.append(_div(got, np.minimum(k, c.ret).astype(np.float64), c.ret > 0))
         return out
     for m in ms:
@@ -449,8 +450,9 @@ GROUP: dict[str, Group] = {
     "recall": g_long_cut, "ndcg_cut": g_long_cut, "map_cut": g_long_cut,
     "relative_P": g_long_cut, "success": g_long_cut, "unj": g_long_cut, "judged": g_long_cut,
 }  # fmt: skip
-# Values trec_eval resets on -c's placeholder ranking.
-PLACEHOLDER_ZERO = frozenset({"num_ret", "utility", "unj", "rbp_resid"})
+# Values trec_eval resets on -c's placeholder ranking, by printed name (so a utility
+# with parameters, printed "utility_1,-1,0,0", keeps its placeholder value as there).
+PLACEHOLDER_ZERO = frozenset({"num_ret", "utility", "rbp_resid"})
 
 
 def evaluate(
@@ -475,6 +477,7 @@ def evaluate(
             values[m.name] = v
     if rk.placeholder.any():
         for m in measures:
-            if m.base in PLACEHOLDER_ZERO and m.name in values:
+            reset = m.name in PLACEHOLDER_ZERO or m.name.startswith("unj")
+            if reset and m.name in values:
                 values[m.name] = np.where(rk.placeholder, 0.0, values[m.name])
     return values, texts
