@@ -20,13 +20,15 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from packet_builder.arrow_jsonl import arrow_jsonl
 from packet_builder.records import Condition, Evidence, Query
 from packet_builder.trec_lines import (
+    _STR,
     QREL_WHAT,
     RUN_WHAT,
+    _arrow_trec,
+    _has_duplicate_pairs,
     data_line_of,
     first_data_line,
     trec_fields,
@@ -177,48 +179,6 @@ def _first_nonblank(path: Path) -> str:
 def _line_of(path: Path, row_index: int) -> int:
     """1-based file line of the row_index-th (0-based) line that is not blank or a comment."""
     return data_line_of(path, row_index)
-
-
-_STR = pa.string()
-
-
-def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
-    """Read a single-space separated TREC file with pyarrow, or None when it is not that clean.
-
-    None sends the caller down the pandas path, which accepts any whitespace and
-    names the first bad line; so this fast path never changes what is accepted.
-    """
-    names = [f"c{i}" for i in range(len(types))]
-    try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=names),
-            parse_options=pacsv.ParseOptions(
-                delimiter=" ", quote_char=False, double_quote=False, escape_char=False
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types=dict(zip(names, types, strict=True)),
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
-        return None
-    if table.num_rows == 0 or any(table.column(i).null_count for i in range(len(types))):
-        return None
-    if pc.any(pc.starts_with(table.column(0), "#")).as_py():
-        return None  # a comment line that happens to have the right number of fields
-    for i, typ in enumerate(types):
-        # An empty id means two spaces in a row; let the pandas path handle it.
-        if typ == _STR and pc.any(pc.equal(pc.binary_length(table.column(i)), 0)).as_py():
-            return None
-    return table
-
-
-def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
-    """Whether any (query, document) pair repeats: one hash pass over joined ids."""
-    pairs = pc.binary_join_element_wise(qids, dids, "\x00")
-    return len(pc.unique(pairs)) != len(pairs)
 
 
 def _arrow_jsonl_qrels(path: Path) -> pd.DataFrame | None:

@@ -62,15 +62,14 @@ def read_run_columns(path: Path) -> tuple[pa.Array, pa.Array, np.ndarray, str]:
     which is most of the cost of reading 70 runs); anything else goes through
     `read_run` itself, which names the bad line.
     """
-    from packet_builder.readers import _STR, _arrow_trec, _has_duplicate_pairs, read_run
+    from packet_builder.trec_lines import arrow_run
 
     path = Path(path)
-    fast = None
-    if path.is_file() and path.stat().st_size > 0:
-        fast = _arrow_trec(path, [_STR, _STR, _STR, pa.int64(), pa.float64(), _STR])
-    if fast is not None and not _has_duplicate_pairs(fast.column(0), fast.column(2)):
-        scores = fast.column(4).to_numpy()
-        return fast.column(0), fast.column(2), scores, str(fast.column(5)[0])
+    fast = arrow_run(path)
+    if fast is not None:
+        return fast
+    from packet_builder.readers import read_run
+
     df = read_run(path)
     return (
         pa.array(df["query_id"].to_numpy(dtype=object), type=pa.string()),

@@ -13,6 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from vocabulary.errors import InputError
 
@@ -86,3 +92,68 @@ def first_data_line(path: Path) -> str:
         if not is_skipped(line):
             return line.strip()
     return ""
+
+
+_STR = pa.string()
+
+
+def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
+    """Read a single-space separated TREC file with pyarrow, or None when it is not that clean.
+
+    None sends the caller down the line reader above, which accepts any whitespace,
+    comments and text after a run's tag and names the first bad line; so this fast
+    path never changes what is accepted.
+    """
+    names = [f"c{i}" for i in range(len(types))]
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=names),
+            parse_options=pacsv.ParseOptions(
+                delimiter=" ", quote_char=False, double_quote=False, escape_char=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict(zip(names, types, strict=True)),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
+        return None
+    if table.num_rows == 0 or any(table.column(i).null_count for i in range(len(types))):
+        return None
+    if pc.any(pc.starts_with(table.column(0), "#")).as_py():
+        return None  # a comment line that happens to have the right number of fields
+    for i, typ in enumerate(types):
+        # An empty id means two spaces in a row; let the line reader handle it.
+        if typ == _STR and pc.any(pc.equal(pc.binary_length(table.column(i)), 0)).as_py():
+            return None
+    return table
+
+
+def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
+    """Whether any (query, document) pair repeats: one hash pass over joined ids."""
+    pairs = pc.binary_join_element_wise(qids, dids, "\x00")
+    return len(pc.unique(pairs)) != len(pairs)
+
+
+def arrow_qrels(path: Path) -> tuple[Any, Any, np.ndarray] | None:
+    """Clean TREC qrels as Arrow columns (query ids, doc ids) and numpy grades (negative
+    grades kept), without pandas; None for anything the line reader must take."""
+    table = _arrow_trec(path, [_STR, _STR, _STR, pa.int64()])
+    if table is None or _has_duplicate_pairs(table.column(0), table.column(2)):
+        return None
+    return table.column(0), table.column(2), table.column(3).to_numpy()
+
+
+def arrow_run(path: Path, *, duplicates: bool = True) -> tuple[Any, Any, np.ndarray, str] | None:
+    """A clean TREC run as Arrow columns, numpy scores and the first tag; None otherwise.
+
+    duplicates=False leaves the (query, document) repeat check to the caller (the
+    trec_eval engine finds repeats on integer keys it builds anyway)."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    table = _arrow_trec(path, [_STR, _STR, _STR, pa.int64(), pa.float64(), _STR])
+    if table is None or (duplicates and _has_duplicate_pairs(table.column(0), table.column(2))):
+        return None
+    return table.column(0), table.column(2), table.column(4).to_numpy(), str(table.column(5)[0])

@@ -143,14 +143,11 @@ def _cut_counts(c: Ctx, fracs: Sequence[float]) -> list[np.ndarray]:
 
 def _iprec(c: Ctx, fracs: Sequence[float]) -> list[np.ndarray]:
     """Interpolated precision at each recall fraction (trec_eval's iprec_at_recall)."""
-    import pandas as pd
-
     rows = np.flatnonzero(c.isrel)
     prec = c.cum[rows] / (c.rk.pos[rows] + 1.0)
     qr = c.rk.q[rows]
-    # best precision at or below each relevant row: a reversed running max per query
-    best = pd.Series(prec[::-1]).groupby(qr[::-1], sort=False).cummax().to_numpy()[::-1]
     rstart = np.concatenate([[0], np.cumsum(np.bincount(qr, minlength=c.E))])
+    best = _suffix_max(prec, rstart, qr)
     with np.errstate(divide="ignore", invalid="ignore"):
         empty = np.where(c.ret > 0, 0.0, np.nan)  # 0/0 when nothing is retrieved
     out = []
@@ -162,6 +159,23 @@ def _iprec(c: Ctx, fracs: Sequence[float]) -> list[np.ndarray]:
         v[zero] = best[rstart[:-1][zero]]
         v[(cut > c.nrr) & (c.nrr >= 0) & ~hit & ~zero] = 0.0
         out.append(v)
+    return out
+
+
+def _suffix_max(x: np.ndarray, starts: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Within each query's rows, the largest value at or after each row."""
+    if not len(x):
+        return x
+    n = np.diff(starts)
+    width = int(n.max())
+    pos = np.arange(len(x)) - starts[q]
+    if len(n) * width <= 4 * len(x) + 1_000_000:
+        grid = np.full((len(n), width), -np.inf)
+        grid[q, width - 1 - pos] = x  # reversed, so a running max runs backwards
+        return np.maximum.accumulate(grid, axis=1)[q, width - 1 - pos]  # type: ignore[no-any-return]
+    out = np.empty(len(x))
+    for a, b in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True):
+        out[a:b] = np.maximum.accumulate(x[a:b][::-1])[::-1]
     return out
 
 

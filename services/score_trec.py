@@ -61,18 +61,17 @@ def trec_scores(
     wanted: set[str] | None, score_precision: str = "float64",
 ) -> dict[str, Any]:  # fmt: skip
     """Every run's measures; the qrels are bound once, runs read as Arrow columns."""
-    from packet_builder.run_files import read_run_columns
-    from scorers.trec_measures import Options, bind_qrels, score_arrays
+    from scorers.trec_measures import Options, bind_qrels
+    from services.trec_eval import score_run_file
 
     bound = bind_qrels(frame["query_id"], frame["doc_id"], frame["grade"])
     opts = Options(ties=ties, precision=score_precision)  # type: ignore[arg-type]
     out: dict[str, Any] = {}
     seen: dict[str, Path] = {}
     for name, path in runs:
-        qids, dids, scores, first_tag = read_run_columns(path)
-        tag = name or first_tag
-        claim_run_name(seen, tag, path)
-        out[tag] = score_arrays(bound, qids, dids, scores, measures, opts, queries=wanted)
+        scored = score_run_file(bound, path, measures, opts, wanted, name or "")
+        claim_run_name(seen, scored.runid, path)
+        out[scored.runid] = scored
     return out
 
 

@@ -71,6 +71,29 @@ def _value(m: Any, v: float) -> str:
     return f"{v:6.4f}"
 
 
+def score_run_file(bound: Any, run: Path, measures: Any, opts: Any,
+                   queries: set[str] | None = None, name: str = "") -> Any:  # fmt: skip
+    """One run file against bound qrels: Arrow's reader for a clean file (its repeated
+    documents found by the engine), the checked reader (file:line errors) otherwise."""
+    from packet_builder.trec_lines import arrow_run
+    from scorers.trec_engine import DuplicateDocs
+    from scorers.trec_measures import score_arrays
+
+    rcols = arrow_run(run, duplicates=False)
+    if rcols is not None:
+        qids, dids, scores, tag = rcols
+        try:
+            return score_arrays(bound, qids, dids, scores, measures, opts,
+                                queries=queries, runid=name or tag)  # fmt: skip
+        except DuplicateDocs:
+            pass  # the checked reader names the line
+    from packet_builder.run_files import read_run_columns
+
+    qids, dids, scores, tag = read_run_columns(run)
+    return score_arrays(bound, qids, dids, scores, measures, opts, queries=queries,
+                        runid=name or tag)  # fmt: skip
+
+
 def trec_eval(
     qrels: Path, run: Path, *, measures: tuple[str, ...] = (), query_flag: bool = False,
     complete: bool = False, max_docs: int | None = None, level: int = 1,
@@ -78,23 +101,30 @@ def trec_eval(
     score_precision: str = "float64",
 ) -> TrecEvalReport:  # fmt: skip
     """trec_eval's evaluation of one run (its flags: -q -c -M -l -J -N -n -m)."""
-    from packet_builder.any_qrels import read_any_qrels
-    from packet_builder.run_files import read_run_columns
+    from packet_builder.trec_lines import arrow_qrels
     from scorers.trec_catalog import requests, resolve
-    from scorers.trec_measures import Options, bind_qrels, score_arrays
+    from scorers.trec_measures import Options, bind_qrels
 
     try:
         ms = resolve(requests(measures or ("official",)), trec_eval=True)
     except ValueError as exc:
         raise InputError(str(exc), hint="e.g. -m official, -m all_trec, -m P.5,10") from None
-    frame = read_any_qrels(qrels)
-    bound = bind_qrels(frame["query_id"], frame["doc_id"], frame["grade"])
-    qids, dids, scores, tag = read_run_columns(run)
+    if not query_flag:  # relstring prints only per query
+        ms = [m for m in ms if m.base != "relstring"]
+    # Clean files take Arrow's reader and never load pandas (a process per run, as
+    # trec_eval is used, pays for every import); anything else the checked readers.
+    qcols = arrow_qrels(qrels)
+    if qcols is None:
+        from packet_builder.any_qrels import read_any_qrels
+
+        frame = read_any_qrels(qrels)
+        qcols = (frame["query_id"], frame["doc_id"], frame["grade"].to_numpy())
+    bound = bind_qrels(*qcols)
     opts = Options(
         level=level, complete=complete, max_docs=max_docs, judged_only=judged_only,
         num_docs=num_docs, precision=score_precision,  # type: ignore[arg-type]
     )  # fmt: skip
-    scored = score_arrays(bound, qids, dids, scores, ms, opts, runid=tag)
+    scored = score_run_file(bound, run, ms, opts)
     if not scored.qids:
         raise InputError(
             "no queries with both results and relevance info",
