@@ -43,6 +43,23 @@ class Ctx:
         self.cum = seg_cumsum(self.isrel.astype(np.float64), rk.starts, rk.q)
         self.nrr = np.bincount(rk.q[self.isrel], minlength=self.E)
         self.ret = rk.n
+        self.memo: dict[Any, Any] = {}
+
+    def once(self, key: Any, make: Callable[[], Any]) -> Any:
+        """A value several measures share (bpref and gm_bpref, the running DCG, ...)."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
+    def running_dcg(self, pairs: tuple[tuple[str, float], ...]) -> np.ndarray:
+        """DCG over each query's first i+1 documents, per row, added in rank order."""
+
+        def make() -> np.ndarray:
+            gain = apply_gains(self.rk.rel, pairs)
+            w = np.where(gain != 0, gain / log2_of(self.rk.pos + 2), 0.0)
+            return seg_cumsum(w, self.rk.starts, self.rk.q)
+
+        return self.once(("dcg", pairs), make)  # type: ignore[no-any-return]
 
     def count(self, mask: np.ndarray) -> np.ndarray:
         return np.bincount(self.rk.q[mask], minlength=self.E)
@@ -93,7 +110,7 @@ def _ap(c: Ctx, mask: np.ndarray | None = None) -> np.ndarray:
 
 
 def m_map(c: Ctx, m: Measure) -> np.ndarray:
-    ap = _ap(c)
+    ap = c.once("ap", lambda: _ap(c))
     return np.log(np.maximum(ap, MIN_GEO_MEAN)) if m.base == "gm_map" else ap
 
 
@@ -119,7 +136,7 @@ def _bpref(c: Ctx) -> np.ndarray:
 
 
 def m_bpref(c: Ctx, m: Measure) -> np.ndarray:
-    b = _bpref(c)
+    b = c.once("bpref", lambda: _bpref(c))
     return np.log(np.maximum(b, MIN_GEO_MEAN)) if m.base == "gm_bpref" else b
 
 
@@ -203,11 +220,11 @@ def g_long_cut(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
             out.append(_div(s, c.R.astype(np.float64), c.R > 0))
         return out
     if base == "ndcg_cut":
-        gain = np.where(c.rk.rel > 0, c.rk.rel, 0).astype(np.float64)
-        w = gain / log2_of(c.rk.pos + 2)
+        # gain = grade when > 0: the running DCG of the default gains
+        running = c.running_dcg(())
         ideal = c.qrels.ideal()
         for m in ms:
-            dcg = c.total(w, (c.rk.pos < m.cut) & (gain > 0))  # type: ignore[operator]
+            dcg = c.top(running, int(m.cut))  # type: ignore[arg-type]
             idcg = ideal.dcg_at(c.rk.eq, np.full(c.E, m.cut))
             out.append(np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), dcg))
         return out
@@ -313,13 +330,11 @@ def m_ndcg(c: Ctx, m: Measure) -> np.ndarray:
     pairs = m.extra  # type: ignore[assignment]
     gain = _row_gain(c, pairs)  # type: ignore[arg-type]
     ideal = c.qrels.ideal(pairs)  # type: ignore[arg-type]
-    nz = gain != 0
-    dcg = c.total(gain / log2_of(c.rk.pos + 2), nz)
+    running = c.running_dcg(pairs)  # type: ignore[arg-type]
     idcg = ideal.dcg_at(c.rk.eq, ideal.length[c.rk.eq])
     if m.base == "ndcg":
-        return _div(dcg, idcg, idcg > 0)
-    st, q = c.rk.starts, c.rk.q
-    running = seg_cumsum(np.where(nz, gain / log2_of(c.rk.pos + 2), 0.0), st, q)
+        return _div(c.top(running, c.ret), idcg, idcg > 0)
+    q = c.rk.q
     L = ideal.length[c.rk.eq]
     if m.base == "ndcg_rel":
         qq = c.rk.eq[q]
