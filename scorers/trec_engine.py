@@ -58,9 +58,7 @@ class TrecQrels:
     """Qrels bound once: queries in strcmp order, (query, doc) keys, grades per row."""
 
     qids: pa.Array  # sorted unique query ids
-    docs: pa.Array  # unique doc ids
-    key_sorted: np.ndarray  # query index * len(docs) + doc index per qrels row, sorted
-    grade_sorted: np.ndarray  # the grades in key_sorted's order
+    keys: pa.Array  # "qid\\0docid" per qrels row
     qrow: np.ndarray  # query index per qrels row
     grades: np.ndarray  # int64 per qrels row
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
@@ -193,35 +191,28 @@ class DuplicateDocs(ValueError):
 
 
 def bind_qrels(query_ids: Any, doc_ids: Any, grades: Any) -> TrecQrels:
-    """Bind qrels once; every run is then looked up by integer keys, not strings."""
+    """Bind qrels once: sorted query ids and the (query, doc) keys runs are looked up in."""
     q, d = _flat(_strings(query_ids)), _flat(_strings(doc_ids))
     uniq = pc.unique(q)
     qids = _flat(uniq.take(pc.sort_indices(uniq)))
     qrow = pc.index_in(q, value_set=qids).to_numpy(zero_copy_only=False).astype(np.int64)
-    enc = pc.dictionary_encode(d)
-    docs = enc.dictionary
-    key = qrow * len(docs) + enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    g = np.asarray(grades, dtype=np.int64)
-    order = np.argsort(key, kind="stable")
-    return TrecQrels(qids, docs, key[order], g[order], qrow, g)
+    keys = _flat(pc.binary_join_element_wise(q, d, "\x00"))
+    return TrecQrels(qids, keys, qrow, np.asarray(grades, dtype=np.int64))
 
 
-def _grades_of(qrels: TrecQrels, qi: np.ndarray, d: pa.Array) -> np.ndarray:
-    """Relevance of each (query index, docno) row: its grade, NONPOOL or UNJUDGED; a
-    document twice for one query raises DuplicateDocs."""
-    enc = pc.dictionary_encode(d)
-    idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    local = qi * len(enc.dictionary) + idx
-    if len(local) > 1 and (np.diff(np.sort(local)) == 0).any():
+def _grades_of(qrels: TrecQrels, qi: np.ndarray, q: pa.Array, d: pa.Array) -> np.ndarray:
+    """Relevance of each row: its grade, NONPOOL or UNJUDGED; a document twice for one
+    query raises DuplicateDocs (judged ones share a qrels row, the rest a joined key)."""
+    joined = pc.binary_join_element_wise(q, d, "\x00")
+    gi = pc.index_in(joined, value_set=qrels.keys).fill_null(-1).to_numpy(zero_copy_only=False)
+    judged = np.sort(gi[gi >= 0])
+    if len(judged) > 1 and (np.diff(judged) == 0).any():
         raise DuplicateDocs("a document appears twice for one query")
-    vmap = pc.index_in(enc.dictionary, value_set=qrels.docs).fill_null(-1)
-    dq = vmap.to_numpy(zero_copy_only=False).astype(np.int64)[idx]
-    key = qi * len(qrels.docs) + dq
-    at = np.minimum(np.searchsorted(qrels.key_sorted, key), max(len(qrels.key_sorted) - 1, 0))
-    hit = (dq >= 0) & (qrels.key_sorted[at] == key) if len(qrels.key_sorted) else dq < -1
-    grade = qrels.grade_sorted[at] if len(qrels.key_sorted) else np.zeros(len(key), np.int64)
-    rel = np.where(hit, grade, NONPOOL)
-    return np.where(hit & (grade < 0), UNJUDGED, rel).astype(np.int64)  # type: ignore[no-any-return]
+    unjudged = joined.filter(pa.array(gi < 0))
+    if len(pc.unique(unjudged)) != len(unjudged):
+        raise DuplicateDocs("a document appears twice for one query")
+    rel = np.where(gi >= 0, qrels.grades[np.maximum(gi, 0)], NONPOOL)
+    return np.where((gi >= 0) & (rel < 0), UNJUDGED, rel).astype(np.int64)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -269,7 +260,7 @@ def rank_run(qrels: TrecQrels, query_ids: Any, doc_ids: Any, scores: Any, opts: 
         keys = [("q", "ascending"), ("s", "descending"), ("i", "ascending")]
     order = pc.sort_indices(table, sort_keys=keys).to_numpy()
     qs = qi[order].astype(np.int64)
-    rel = _grades_of(qrels, qi.astype(np.int64), _flat(d))[order]
+    rel = _grades_of(qrels, qi.astype(np.int64), _flat(q), _flat(d))[order]
     # evaluated-query index per row: qrels index -> position in eq
     to_eval = np.full(qrels.n, -1, dtype=np.int64)
     to_eval[eq] = np.arange(len(eq))

@@ -22,13 +22,25 @@ if TYPE_CHECKING:
     from scorers.trec_measures import TrecImpact, TrecReport
 
 
-def _trec_inputs(qrels: Path | None, project: Path | None) -> tuple[pd.DataFrame, str]:
+def qrels_columns(path: Path) -> Any:
+    """query_id, doc_id and grade columns of any qrels form; a clean TREC file through
+    Arrow (no pandas to import), the others through `read_any_qrels`."""
+    from packet_builder.trec_lines import arrow_qrels
+
+    if path.is_file():
+        fast = arrow_qrels(path)
+        if fast is not None:
+            return dict(zip(("query_id", "doc_id", "grade"), fast, strict=True))
+    from packet_builder.any_qrels import read_any_qrels
+
+    return read_any_qrels(path)
+
+
+def _trec_inputs(qrels: Path | None, project: Path | None) -> tuple[Any, str]:
     if qrels is not None and project is not None:
         raise InputError("give either --qrels or --project, not both")
     if qrels is not None:
-        from packet_builder.any_qrels import read_any_qrels
-
-        return read_any_qrels(qrels), str(qrels)
+        return qrels_columns(qrels), str(qrels)
     if project is not None:
         return project_graded(project), str(Path(project) / "audit.duckdb")
     raise InputError("no qrels given", hint="pass --qrels FILE or --project DIR")
@@ -57,7 +69,7 @@ def _query_filter(queries: Path | None) -> set[str] | None:
 
 
 def trec_scores(
-    frame: pd.DataFrame, runs: Sequence[RunSpec], measures: Any, ties: str,
+    frame: Any, runs: Sequence[RunSpec], measures: Any, ties: str,
     wanted: set[str] | None, score_precision: str = "float64",
 ) -> dict[str, Any]:  # fmt: skip
     """Every run's measures; the qrels are bound once, runs read as Arrow columns."""
@@ -79,11 +91,10 @@ def trec_impact(
     before: Path, after: Path, runs: Sequence[RunSpec], measures: Any, ties: str
 ) -> TrecImpact:
     """Measures under the qrels before and after a revision (any of the qrels forms)."""
-    from packet_builder.any_qrels import read_any_qrels
     from scorers.trec_measures import TrecImpact
 
-    tb = trec_scores(read_any_qrels(before), runs, measures, ties, None)
-    ta = trec_scores(read_any_qrels(after), runs, measures, ties, None)
+    tb = trec_scores(qrels_columns(before), runs, measures, ties, None)
+    ta = trec_scores(qrels_columns(after), runs, measures, ties, None)
     return TrecImpact(ties=ties, measures=[m.name for m in measures], before=tb, after=ta)
 
 
@@ -95,16 +106,15 @@ def trec_measures_impact(
 
     Original-scale files as they are (BEIR qrels.tsv too), or the project's original grades.
     """
-    from packet_builder.any_qrels import read_any_qrels
     from scorers.trec_measures import TrecImpact
 
     if qrels_before is not None:
-        ob = read_any_qrels(qrels_before)
+        ob = qrels_columns(qrels_before)
     else:
         assert src.project is not None  # load_qrels refused neither
         ob = project_graded(src.project)
     tb = trec_scores(ob, src.runs, measures, ties, before)
-    ta = trec_scores(read_any_qrels(qrels_after), src.runs, measures, ties, after)
+    ta = trec_scores(qrels_columns(qrels_after), src.runs, measures, ties, after)
     return TrecImpact(ties=ties, measures=[m.name for m in measures], before=tb, after=ta)
 
 
