@@ -96,3 +96,22 @@ def test_score_trec_takes_trec_eval_names_and_parameters(tmp_path: Path) -> None
     )
     assert mean["num_ret"] == 9  # a sum, as trec_eval's "all" line
     assert rep["score_precision"] == "float64"
+
+
+def test_score_precision_float32_follows_pytrec_eval(tmp_path: Path) -> None:
+    import pytrec_eval
+
+    (tmp_path / "q.txt").write_text("q 0 d1 1\nq 0 d2 0\n")
+    # 1 + 2**-30 and 1 are different doubles and the same float32
+    (tmp_path / "r.txt").write_text("q Q0 d1 1 1.000000000931322574615478515625 T\nq Q0 d2 2 1 T\n")
+    ref = pytrec_eval.RelevanceEvaluator({"q": {"d1": 1, "d2": 0}}, {"recip_rank"}).evaluate(
+        {"q": {"d1": 1.0 + 2.0**-30, "d2": 1.0}}
+    )["q"]["recip_rank"]
+    base = ["--qrels", tmp_path / "q.txt", "--run", tmp_path / "r.txt", "--measure", "recip_rank"]
+    f32 = cli_json("score", "trec", *base, "--score-precision", "float32")
+    f64 = cli_json("score", "trec", *base)
+    assert f32["runs"]["T"]["mean"]["recip_rank"] == ref == 0.5
+    assert f64["runs"]["T"]["mean"]["recip_rank"] == 1.0  # trec_eval's doubles
+    te = ["trec_eval", "-m", "recip_rank", tmp_path / "q.txt", tmp_path / "r.txt"]
+    assert run_cli(*te).stdout.split()[-1] == "1.0000"
+    assert run_cli(*te[:1], "--score-precision", "float32", *te[1:]).stdout.split()[-1] == "0.5000"
