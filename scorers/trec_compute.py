@@ -10,83 +10,16 @@ in row order; running sums within a query use `trec_engine.seg_cumsum`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
 from scorers.trec_catalog import Measure
-from scorers.trec_engine import (
-    NONPOOL,
-    UNJUDGED,
-    Options,
-    Ranking,
-    TrecQrels,
-    apply_gains,
-    log2_of,
-    seg_cumsum,
-    valid_int,
-)
+from scorers.trec_context import Ctx, ratio
+from scorers.trec_engine import NONPOOL, UNJUDGED, Options, Ranking, TrecQrels, log2_of, seg_cumsum
+from scorers.trec_gains import m_G, m_ndcg, m_rbp
 
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
-
-
-class Ctx:
-    """Shared per-run arrays, computed once and reused by every measure."""
-
-    def __init__(self, qrels: TrecQrels, rk: Ranking, opts: Options) -> None:
-        self.qrels, self.rk, self.opts = qrels, rk, opts
-        self.E = len(rk.eq)
-        lvl = opts.level
-        self.R = qrels.num_rel(lvl)[rk.eq].astype(np.int64)
-        self.isrel = rk.rel >= lvl
-        self.cum = seg_cumsum(self.isrel.astype(np.float64), rk.starts, rk.q)
-        self.nrr = np.bincount(rk.q[self.isrel], minlength=self.E)
-        self.ret = rk.n
-        self.memo: dict[Any, Any] = {}
-
-    def once(self, key: Any, make: Callable[[], Any]) -> Any:
-        """A value several measures share (bpref and gm_bpref, the running DCG, ...)."""
-        if key not in self.memo:
-            self.memo[key] = make()
-        return self.memo[key]
-
-    def running_dcg(self, pairs: tuple[tuple[str, float], ...]) -> np.ndarray:
-        """DCG over each query's first i+1 documents, per row, added in rank order."""
-
-        def make() -> np.ndarray:
-            gain = apply_gains(self.rk.rel, pairs)
-            w = np.where(gain != 0, gain / log2_of(self.rk.pos + 2), 0.0)
-            return seg_cumsum(w, self.rk.starts, self.rk.q)
-
-        return self.once(("dcg", pairs), make)  # type: ignore[no-any-return]
-
-    def count(self, mask: np.ndarray) -> np.ndarray:
-        return np.bincount(self.rk.q[mask], minlength=self.E)
-
-    def total(self, w: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-        q = self.rk.q
-        if mask is not None:
-            q, w = q[mask], w[mask]
-        return np.bincount(q, weights=w, minlength=self.E)
-
-    def top(self, running: np.ndarray, k: np.ndarray | int) -> np.ndarray:
-        """A running per-row value at each query's row min(k, n) (0 for no rows)."""
-        take = np.minimum(k, self.ret)
-        out = np.zeros(self.E)
-        ok = take > 0
-        idx = self.rk.starts[:-1] + take - 1
-        out[ok] = running[idx[ok]]
-        return out
-
-    def rel_in_top(self, k: np.ndarray | int) -> np.ndarray:
-        return self.top(self.cum, k)
-
-
-def _div(a: np.ndarray, b: np.ndarray, where: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(a))
-    out[where] = a[where] / b[where]
-    return out
 
 
 def m_num(c: Ctx, m: Measure) -> np.ndarray:
@@ -106,7 +39,7 @@ def m_num(c: Ctx, m: Measure) -> np.ndarray:
 def _ap(c: Ctx, mask: np.ndarray | None = None) -> np.ndarray:
     w = np.where(c.isrel, c.cum / (c.rk.pos + 1), 0.0)
     s = c.total(w, mask)
-    return _div(s, c.R.astype(np.float64), (c.nrr > 0) & (c.R > 0))
+    return ratio(s, c.R.astype(np.float64), (c.nrr > 0) & (c.R > 0))
 
 
 def m_map(c: Ctx, m: Measure) -> np.ndarray:
@@ -116,7 +49,7 @@ def m_map(c: Ctx, m: Measure) -> np.ndarray:
 
 def m_Rprec(c: Ctx, m: Measure) -> np.ndarray:
     k = np.minimum(c.ret, c.R)
-    return _div(c.rel_in_top(c.R), c.R.astype(np.float64), k > 0)
+    return ratio(c.rel_in_top(c.R), c.R.astype(np.float64), k > 0)
 
 
 def _bpref(c: Ctx) -> np.ndarray:
@@ -217,7 +150,7 @@ def g_long_cut(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
         w = np.where(c.isrel, c.cum / (c.rk.pos + 1), 0.0)
         for m in ms:
             s = c.total(w, c.rk.pos < m.cut)  # type: ignore[operator]
-            out.append(_div(s, c.R.astype(np.float64), c.R > 0))
+            out.append(ratio(s, c.R.astype(np.float64), c.R > 0))
         return out
     if base == "ndcg_cut":
         # gain = grade when > 0: the running DCG of the default gains
@@ -238,7 +171,7 @@ def g_long_cut(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
             if base == "unj":
                 out.append(got / k)
             else:  # ir_measures' Judged@k: share of the top min(k, n) the qrels list
-                out.append(_div(got, np.minimum(k, c.ret).astype(np.float64), c.ret > 0))
+                out.append(ratio(got, np.minimum(k, c.ret).astype(np.float64), c.ret > 0))
         return out
     for m in ms:
         k = int(m.cut)  # type: ignore[arg-type]
@@ -246,9 +179,9 @@ def g_long_cut(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
         if base == "P":
             out.append(got / k)
         elif base == "recall":
-            out.append(_div(got, c.R.astype(np.float64), c.R > 0))
+            out.append(ratio(got, c.R.astype(np.float64), c.R > 0))
         elif base == "relative_P":
-            out.append(_div(got, np.minimum(k, c.R).astype(np.float64), c.R > 0))
+            out.append(ratio(got, np.minimum(k, c.R).astype(np.float64), c.R > 0))
         else:  # success
             out.append((got > 0).astype(np.float64))
     return out
@@ -258,7 +191,7 @@ def g_Rprec_mult(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
     out = []
     for m in ms:
         cut = np.floor(float(m.param) * c.R + 0.9).astype(np.int64)  # type: ignore[arg-type]
-        out.append(_div(c.rel_in_top(cut), cut.astype(np.float64), cut > 0))
+        out.append(ratio(c.rel_in_top(cut), cut.astype(np.float64), cut > 0))
     return out
 
 
@@ -293,154 +226,19 @@ def m_utility(c: Ctx, m: Measure) -> np.ndarray:
 def m_binG(c: Ctx, m: Measure) -> np.ndarray:
     arg = 3 + c.rk.pos - c.cum.astype(np.int64)
     w = np.where(c.isrel, 1.0 / log2_of(np.where(c.isrel, arg, 2)), 0.0)
-    return _div(c.total(w), c.R.astype(np.float64), (c.nrr > 0) & (c.R > 0))
-
-
-def _row_gain(c: Ctx, pairs: tuple[tuple[str, float], ...]) -> np.ndarray:
-    return apply_gains(c.rk.rel, pairs)
-
-
-def _ideal_at_rows(c: Ctx, pairs: tuple[tuple[str, float], ...]) -> tuple[Any, np.ndarray]:
-    ideal = c.qrels.ideal(pairs)
-    qq = c.rk.eq[c.rk.q]
-    inside = c.rk.pos < ideal.length[qq]
-    g = np.zeros(len(qq))
-    g[inside] = ideal.gain[ideal.starts[qq[inside]] + c.rk.pos[inside]]
-    return ideal, g
-
-
-def m_G(c: Ctx, m: Measure) -> np.ndarray:
-    pairs = m.extra  # type: ignore[assignment]
-    gain = _row_gain(c, pairs)  # type: ignore[arg-type]
-    ideal, ig = _ideal_at_rows(c, pairs)  # type: ignore[arg-type]
-    st, q = c.rk.starts, c.rk.q
-    cost = seg_cumsum(np.maximum(ig, 1.0), st, q)
-    got = seg_cumsum(gain, st, q)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        arg = 2 + cost - got
-        integral = np.all(arg == np.round(arg)) and (len(arg) == 0 or arg.min() >= 0)
-        lg = log2_of(arg.astype(np.int64)) if integral else np.log2(arg)
-        term = np.where(gain != 0, gain / lg, 0.0)
-    s = c.total(term, gain != 0)
-    total_ideal = np.bincount(ideal.q, weights=ideal.gain, minlength=c.qrels.n)[c.rk.eq]
-    return _div(s, total_ideal, total_ideal > 0)
-
-
-def m_ndcg(c: Ctx, m: Measure) -> np.ndarray:
-    pairs = m.extra  # type: ignore[assignment]
-    gain = _row_gain(c, pairs)  # type: ignore[arg-type]
-    ideal = c.qrels.ideal(pairs)  # type: ignore[arg-type]
-    running = c.running_dcg(pairs)  # type: ignore[arg-type]
-    idcg = ideal.dcg_at(c.rk.eq, ideal.length[c.rk.eq])
-    if m.base == "ndcg":
-        return _div(c.top(running, c.ret), idcg, idcg > 0)
-    q = c.rk.q
-    L = ideal.length[c.rk.eq]
-    if m.base == "ndcg_rel":
-        qq = c.rk.eq[q]
-        irow = ideal.dcg_at(qq, c.rk.pos + 1)
-        pos_rows = gain > 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s = c.total(running / irow, pos_rows)
-            npos = c.count(pos_rows)
-            final = c.top(running, c.ret)
-            s = s + ((L - npos).astype(np.float64) * final) / idcg
-        out = np.zeros(c.E)
-        ok = s > 0
-        out[ok] = s[ok] / L[ok]
-        return out
-    return _rndcg(c, ideal, running, idcg, L)
-
-
-def _rndcg(c: Ctx, ideal: Any, running: np.ndarray, idcg: np.ndarray, L: np.ndarray) -> np.ndarray:
-    # Transitions: positions t (1..L) where the ideal gain changes (t = L always).
-    g = ideal.gain
-    nxt = np.empty(len(g))
-    nxt[:-1] = g[1:]
-    last = np.zeros(len(g), dtype=bool)
-    ends = ideal.starts[1:][ideal.length > 0] - 1
-    last[ends] = True
-    change = last | (g != nxt)
-    rows = np.flatnonzero(change)
-    tq = ideal.q[rows]
-    t = rows - ideal.starts[tq] + 1
-    to_eval = np.full(c.qrels.n, -1, dtype=np.int64)
-    to_eval[c.rk.eq] = np.arange(c.E)
-    te = to_eval[tq]
-    ok = te >= 0
-    te, t, rows = te[ok], t[ok], rows[ok]
-    take = np.minimum(t, c.ret[te])
-    rd = np.zeros(len(te))
-    has = take > 0
-    rd[has] = running[c.rk.starts[:-1][te[has]] + take[has] - 1]
-    s = np.bincount(te, weights=rd / ideal.running[rows], minlength=c.E)
-    cnt = np.bincount(te, minlength=c.E).astype(np.float64)
-    extra = c.ret > L + 1
-    final = c.top(running, c.ret)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.where(extra & (idcg > 0), s + final / idcg, s)
-        cnt = np.where(extra & (idcg > 0), cnt + 1, cnt)
-        out = np.where(cnt > 0, s / np.where(cnt > 0, cnt, 1.0), np.nan)
-    return np.where(c.R > 0, out, 0.0)  # type: ignore[no-any-return]
-
-
-def _rbp_p(pairs: tuple[tuple[str, float], ...]) -> float:
-    p = 0.9
-    for name, value in pairs:
-        if name == "p":
-            p = float(value)
-    return p
-
-
-def _powers(p: float, n: int) -> np.ndarray:
-    out = np.empty(n + 1)
-    out[0] = 1.0
-    if n:
-        out[1:] = np.cumprod(np.full(n, p))  # repeated multiplication, as trec_eval
-    return out
-
-
-def m_rbp(c: Ctx, m: Measure) -> np.ndarray:
-    pairs: tuple[tuple[str, float], ...] = m.extra  # type: ignore[assignment]
-    p = _rbp_p(pairs)
-    powers = _powers(p, int(c.rk.pos.max()) + 1 if len(c.rk.pos) else 0)
-    rel = c.rk.rel
-    if m.base == "rbp_resid":
-        unj = rel < 0
-        s = c.total(powers[c.rk.pos], unj)
-        return np.where(c.count(unj) > 0, powers[c.ret] + (1 - p) * s, 0.0)  # type: ignore[no-any-return]
-    gain = _row_gain(c, pairs)
-    over = {int(n): float(v) for n, v in pairs if valid_int(n)}
-    listed = (rel >= 0) | np.isin(rel, list(over))
-    # trec_eval rescales a query's gains to [0, 1] when any lies outside (its min and
-    # max start at 0): the gains of levels 0..max grade, and of every level=gain pair
-    top = c.qrels.max_grade()[c.rk.eq]
-    if over:
-        lo, hi = np.zeros(c.E), np.zeros(c.E)
-        for i, t in enumerate(top.tolist()):
-            gains = [over.get(lv, float(lv)) for lv in range(t + 1)] + list(over.values())
-            lo[i], hi[i] = min([0.0, *gains]), max([0.0, *gains])
-    else:
-        lo, hi = np.zeros(c.E), np.maximum(top, 0).astype(np.float64)
-    norm = (lo < 0) | (hi > 1)
-    qn = c.rk.q
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scaled = (gain - lo[qn]) / (hi[qn] - lo[qn])
-    gain = np.where(listed & norm[qn], scaled, np.where(listed, gain, 0.0))
-    s = c.total(gain * powers[c.rk.pos], gain != 0)
-    return (1.0 - p) * s  # type: ignore[no-any-return]
+    return ratio(c.total(w), c.R.astype(np.float64), (c.nrr > 0) & (c.R > 0))
 
 
 def m_set(c: Ctx, m: Measure) -> np.ndarray:
     nrr, ret, R = c.nrr.astype(np.float64), c.ret.astype(np.float64), c.R.astype(np.float64)
     if m.base == "set_P":
-        return _div(nrr, ret, c.ret > 0)
+        return ratio(nrr, ret, c.ret > 0)
     if m.base == "set_relative_P":
-        return _div(nrr, np.minimum(ret, R), (c.ret > 0) & (c.R > 0))
+        return ratio(nrr, np.minimum(ret, R), (c.ret > 0) & (c.R > 0))
     if m.base == "set_recall":
-        return _div(nrr, R, c.R > 0)
+        return ratio(nrr, R, c.R > 0)
     if m.base == "set_map":
-        return _div(nrr * nrr, ret * R, (c.ret > 0) & (c.R > 0))
+        return ratio(nrr * nrr, ret * R, (c.ret > 0) & (c.R > 0))
     x = float(m.extra[0]) if m.extra else 1.0  # type: ignore[arg-type]
     out = np.zeros(c.E)
     ok = c.nrr > 0

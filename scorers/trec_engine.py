@@ -55,7 +55,8 @@ def _strings(values: Any) -> pa.Array | pa.ChunkedArray:
 
 @dataclass
 class TrecQrels:
-    """Qrels bound once: queries in strcmp order, (query, doc) keys, grades per row."""
+    """Qrels bound once: queries in strcmp order, the "qid\\0docid" key and grade of
+    every row (runs are looked up in the keys)."""
 
     qids: pa.Array  # sorted unique query ids
     keys: pa.Array  # "qid\\0docid" per qrels row
@@ -226,7 +227,6 @@ class Ranking:
     starts: np.ndarray  # row offsets per evaluated query (len(eq) + 1)
     n: np.ndarray  # documents per evaluated query
     placeholder: np.ndarray  # bool per evaluated query: scored on -c's placeholder
-    docs: pa.Array | None = None  # docno per row (kept for relstring-free callers: None)
 
 
 def rank_run(qrels: TrecQrels, query_ids: Any, doc_ids: Any, scores: Any, opts: Options) -> Ranking:
