@@ -72,16 +72,28 @@ def trec_scores(
     frame: Any, runs: Sequence[RunSpec], measures: Any, ties: str,
     wanted: set[str] | None, score_precision: str = "float64",
 ) -> dict[str, Any]:  # fmt: skip
-    """Every run's measures; the qrels are bound once, runs read as Arrow columns."""
+    """Every run's measures; the qrels are bound once, runs read as Arrow columns.
+
+    Two worker threads, as `score nclue`'s: Arrow's reader and kernels and numpy's
+    loops release the GIL, so reading one file overlaps scoring another.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     from scorers.trec_measures import Options, bind_qrels
     from services.trec_eval import score_run_file
 
     bound = bind_qrels(frame["query_id"], frame["doc_id"], frame["grade"])
     opts = Options(ties=ties, precision=score_precision)  # type: ignore[arg-type]
+
+    def work(spec: RunSpec) -> Any:
+        name, path = spec
+        return score_run_file(bound, path, measures, opts, wanted, name or "")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(work, runs))
     out: dict[str, Any] = {}
     seen: dict[str, Path] = {}
-    for name, path in runs:
-        scored = score_run_file(bound, path, measures, opts, wanted, name or "")
+    for (_, path), scored in zip(runs, results, strict=True):
         claim_run_name(seen, scored.runid, path)
         out[scored.runid] = scored
     return out
