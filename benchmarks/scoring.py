@@ -25,9 +25,11 @@ Subcommands (benchmarks/runs.py holds their code and its docstring the method):
   against ranx's fuse on the same files, each end to end as its own process
   (target >= 5x);
 * `composition`: `scorers.compose.compose` (product) on 1,000 queries x 2-4
-  condition lists x 100 documents against the same rules as a per-query Python loop.
+  condition lists x 100 documents against the same rules as a per-query Python loop;
+* `trec`: `score trec` and `trec_eval -m all_trec` against pytrec_eval, ir_measures and
+  ranx as processes (benchmarks/trec_scoring.py holds its code and method).
 
-Run: .venv/bin/python benchmarks/scoring.py [fusion|composition] [REPEATS=3]
+Run: .venv/bin/python benchmarks/scoring.py [fusion|composition|trec] [REPEATS=3]
 (best of REPEATS, interleaved; without a subcommand, the scoring benchmark above)
 """
 
@@ -175,8 +177,14 @@ def main() -> None:
     from scorers.runs import compare_report, nclue_report
 
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    ap.add_argument("args", nargs="*", metavar="[fusion|composition] [REPEATS]")
+    ap.add_argument("args", nargs="*", metavar="[fusion|composition|trec] [REPEATS]")
     argv = ap.parse_args().args
+    if argv and argv[0] == "trec":
+        from benchmarks import trec_scoring
+
+        with tempfile.TemporaryDirectory(prefix="evaudit-bench-trec-") as tmp:
+            trec_scoring.main(Path(tmp), int(argv[1]) if len(argv) > 1 else 3)
+        return
     if argv and argv[0] in ("fusion", "composition"):
         from benchmarks import runs as run_ops  # fusion and composition live there
 

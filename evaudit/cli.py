@@ -59,6 +59,7 @@ def _register() -> None:
         score_diagnostics,
         score_robust,
         score_trec,
+        trec_eval,
     )
 
     # score_robust, score_trec and score_diagnostics add their commands to `score` on import.
@@ -76,6 +77,7 @@ def _register() -> None:
         reproduce,
         rop,
         orbit,
+        trec_eval,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)

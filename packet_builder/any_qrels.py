@@ -17,7 +17,7 @@ def _first_line(path: Path) -> str:
     try:
         with path.open(encoding="utf-8") as fh:
             for line in fh:
-                if line.strip():
+                if line.strip() and not line.startswith("#"):  # trec_eval's comment lines
                     return line
     except OSError as exc:
         raise InputError(f"cannot read qrels ({exc.strerror})", file=path) from exc
@@ -56,9 +56,24 @@ def read_any_qrels(path: str | Path) -> pd.DataFrame:
         return read_qrels(path)
     if tuple(p.strip() for p in first.rstrip("\r\n").split("\t")) == QRELS_HEADER:
         return _beir_tsv(path)
+    fast = _arrow_qrels(path)
+    if fast is not None:
+        return fast
     from packet_builder.trec import read_graded_qrels
 
     return read_graded_qrels(path)[["query_id", "doc_id", "grade"]]
+
+
+def _arrow_qrels(path: Path) -> pd.DataFrame | None:
+    """Clean single-space TREC qrels through pyarrow (negative grades kept); None sends
+    anything else (comments, tabs, duplicates, Latin-1) to the line reader."""
+    from packet_builder.trec_lines import arrow_qrels
+
+    fast = arrow_qrels(path)
+    if fast is None:
+        return None
+    q, d, g = fast
+    return pd.DataFrame({"query_id": q.to_pandas(), "doc_id": d.to_pandas(), "grade": g})
 
 
 def read_query_ids(path: str | Path) -> set[str]:

@@ -3,9 +3,10 @@
 Every reader validates line by line in meaning and reports the first bad line
 as ``file:line: what is wrong (fix)`` via InputError. TREC qrels and runs take a
 fast path through pyarrow's CSV reader (single-space separated, the common
-case); anything it cannot take cleanly (tabs, runs of spaces, bad numbers,
-duplicates) falls back to pandas' C parser, and only then is the file
-re-scanned line by line to name the bad line.
+case); anything it cannot take cleanly (tabs, runs of spaces, `#` comment lines,
+run lines with text after the tag, bad numbers, duplicates) goes through
+`packet_builder.trec_lines`, which reads lines as trec_eval does and names the
+first bad line.
 """
 
 from __future__ import annotations
@@ -19,10 +20,19 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from packet_builder.arrow_jsonl import arrow_jsonl
 from packet_builder.records import Condition, Evidence, Query
+from packet_builder.trec_lines import (
+    _STR,
+    QREL_WHAT,
+    RUN_WHAT,
+    _arrow_trec,
+    _has_duplicate_pairs,
+    data_line_of,
+    first_data_line,
+    trec_fields,
+)
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads
 
@@ -163,80 +173,12 @@ def read_queries(path: str | Path) -> list[Query]:
 
 
 def _first_nonblank(path: Path) -> str:
-    for _, line in text_lines(path):
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-def _scan_trec(path: Path, nfields: int, what: str, checks: list[tuple[int, type, str]]) -> None:
-    """Slow path: find and report the first malformed line of a TREC-style file."""
-    for lineno, line in text_lines(path):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) != nfields:
-            raise InputError(
-                f"expected {nfields} fields for {what}, found {len(parts)}", file=path, line=lineno
-            )
-        for idx, typ, label in checks:
-            try:
-                typ(parts[idx])
-            except ValueError:
-                raise InputError(
-                    f"{label} {parts[idx]!r} is not a valid {typ.__name__}", file=path, line=lineno
-                ) from None
+    return first_data_line(path)
 
 
 def _line_of(path: Path, row_index: int) -> int:
-    """1-based file line of the row_index-th (0-based) non-blank line."""
-    seen = -1
-    for lineno, line in text_lines(path):
-        if line.strip():
-            seen += 1
-            if seen == row_index:
-                return lineno
-    return 0
-
-
-_STR = pa.string()
-
-
-def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
-    """Read a single-space separated TREC file with pyarrow, or None when it is not that clean.
-
-    None sends the caller down the pandas path, which accepts any whitespace and
-    names the first bad line; so this fast path never changes what is accepted.
-    """
-    names = [f"c{i}" for i in range(len(types))]
-    try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=names),
-            parse_options=pacsv.ParseOptions(
-                delimiter=" ", quote_char=False, double_quote=False, escape_char=False
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types=dict(zip(names, types, strict=True)),
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
-        return None
-    if table.num_rows == 0 or any(table.column(i).null_count for i in range(len(types))):
-        return None
-    for i, typ in enumerate(types):
-        # An empty id means two spaces in a row; let the pandas path handle it.
-        if typ == _STR and pc.any(pc.equal(pc.binary_length(table.column(i)), 0)).as_py():
-            return None
-    return table
-
-
-def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
-    """Whether any (query, document) pair repeats: one hash pass over joined ids."""
-    pairs = pc.binary_join_element_wise(qids, dids, "\x00")
-    return len(pc.unique(pairs)) != len(pairs)
+    """1-based file line of the row_index-th (0-based) line that is not blank or a comment."""
+    return data_line_of(path, row_index)
 
 
 def _arrow_jsonl_qrels(path: Path) -> pd.DataFrame | None:
@@ -310,20 +252,13 @@ def read_qrels(path: str | Path) -> pd.DataFrame:
         ):
             cols = {"query_id": 0, "doc_id": 2, "grade": 3}
             return pa.table({k: fast.column(i) for k, i in cols.items()}).to_pandas()
-        try:
-            raw = pd.read_csv(
-                path, sep=r"\s+", header=None, dtype=str, engine="c", names=list(range(5))
-            )
-        except (pd.errors.ParserError, ValueError):
-            raw = None
-        if raw is None or raw.shape[1] != 5 or raw[4].notna().any() or raw[3].isna().any():
-            _scan_trec(path, 4, "a TREC qrel (qid 0 docid grade)", [(3, int, "grade")])
-            raise InputError("malformed qrels", file=path)
-        grades = pd.to_numeric(raw[3], errors="coerce")
-        bad = grades.isna() | (grades != grades.round())
-        if bad.any():
-            _scan_trec(path, 4, "a TREC qrel (qid 0 docid grade)", [(3, int, "grade")])
-        df = pd.DataFrame({"query_id": raw[0], "doc_id": raw[2], "grade": grades.astype("int64")})
+        rows = [
+            (p[0], p[2], int(p[3]))
+            for _, p in trec_fields(path, 4, QREL_WHAT, extra_ok=False, checks=((3, int, "grade"),))
+        ]
+        if not rows:
+            raise InputError("qrels file is empty", file=path)
+        df = pd.DataFrame(rows, columns=QREL_COLUMNS)
     _refuse_duplicate_pairs(
         df, path, "duplicate qrel for query {q!r} and document {d!r}",
         "keep one grade per (query, document)",
@@ -350,29 +285,12 @@ def read_run(path: str | Path) -> pd.DataFrame:
     if fast is not None and not _has_duplicate_pairs(fast.column(0), fast.column(2)):
         cols = {"query_id": 0, "doc_id": 2, "rank": 3, "score": 4, "tag": 5}
         return pa.table({k: fast.column(i) for k, i in cols.items()}).to_pandas()
-    checks: list[tuple[int, type, str]] = [(3, int, "rank"), (4, float, "score")]
-    try:
-        raw = pd.read_csv(
-            path, sep=r"\s+", header=None, dtype=str, engine="c", names=list(range(7))
-        )
-    except (pd.errors.ParserError, ValueError):
-        raw = None
-    if raw is None or raw[6].notna().any() or raw[5].isna().any():
-        _scan_trec(path, 6, "a TREC run line (qid Q0 docid rank score tag)", checks)
-        raise InputError("malformed run file", file=path)
-    rank = pd.to_numeric(raw[3], errors="coerce")
-    score = pd.to_numeric(raw[4], errors="coerce")
-    if rank.isna().any() or score.isna().any() or (rank != rank.round()).any():
-        _scan_trec(path, 6, "a TREC run line (qid Q0 docid rank score tag)", checks)
-    df = pd.DataFrame(
-        {
-            "query_id": raw[0],
-            "doc_id": raw[2],
-            "rank": rank.astype("int64"),
-            "score": score.astype("float64"),
-            "tag": raw[5],
-        }
-    )
+    checks = ((3, int, "rank"), (4, float, "score"))
+    rows = [
+        (p[0], p[2], int(p[3]), float(p[4]), p[5])
+        for _, p in trec_fields(path, 6, RUN_WHAT, extra_ok=True, checks=checks)
+    ]
+    df = pd.DataFrame(rows, columns=RUN_COLUMNS).astype({"rank": "int64", "score": "float64"})
     _refuse_duplicate_pairs(
         df, path, "document {d!r} appears twice for query {q!r}",
         "a run lists each document once per query",

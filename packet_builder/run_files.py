@@ -66,17 +66,14 @@ def read_run_columns(
     (query, document) pair on the fast path to the caller (RRF finds repeats in its own
     sort; `read_run(path)` then names the line).
     """
-    from packet_builder.readers import _STR, _arrow_trec, _has_duplicate_pairs, read_run
+    from packet_builder.trec_lines import arrow_run
 
     path = Path(path)
-    fast = None
-    if path.is_file() and path.stat().st_size > 0:
-        fast = _arrow_trec(path, [_STR, _STR, _STR, pa.int64(), pa.float64(), _STR])
-    if fast is not None and not (
-        check_pairs and _has_duplicate_pairs(fast.column(0), fast.column(2))
-    ):
-        scores = fast.column(4).to_numpy()
-        return fast.column(0), fast.column(2), scores, str(fast.column(5)[0])
+    fast = arrow_run(path, duplicates=check_pairs)
+    if fast is not None:
+        return fast
+    from packet_builder.readers import read_run
+
     df = read_run(path)
     return (
         pa.array(df["query_id"].to_numpy(dtype=object), type=pa.string()),

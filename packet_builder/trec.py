@@ -5,7 +5,8 @@ Topics: classic SGML, where `<num>`, `<title>`, `<desc>` and `<narr>` run up to 
 next tag (`<num> Number: 301`, `<desc> Description:` ...), or the same tags closed as
 XML; or TSV `qid<TAB>title[<TAB>description[<TAB>narrative]]`. The narrative becomes the
 relevance condition's rubric (requirement = narrative, note = description) unless a
-guideline gives one. Qrels: `qid iteration docno grade`, any integer grade (negative
+guideline gives one. Qrels: `qid iteration docno grade` (blank and `#` comment lines
+skipped, as trec_eval does), any integer grade (negative
 grades, as some TREC tracks use for spam, are simply below --relevant-from).
 Documents: every `<DOC>` gives one one-page document: its `<DOCNO>`, and the text of
 its headline/title and `<TEXT>` sections with inner tags removed.
@@ -25,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from packet_builder.classic import Rubric, claim_qrel
+from packet_builder.trec_lines import is_skipped
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads
 
@@ -145,9 +147,9 @@ def read_graded_qrels(path: Path) -> pd.DataFrame:
     rows: list[tuple[str, str, int, int]] = []
     seen: dict[tuple[str, str], int] = {}
     for lineno, line in enumerate(_read_text(path).splitlines(), start=1):
-        parts = line.split()
-        if not parts:
+        if is_skipped(line):  # blank and `#` comment lines, as trec_eval reads qrels
             continue
+        parts = line.split()
         if len(parts) != 4:
             raise InputError(
                 f"expected 4 fields (qid iteration docno grade), found {len(parts)}",

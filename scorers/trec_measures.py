@@ -1,155 +1,131 @@
-"""trec_eval's classic measures on graded qrels without conditions (`evaudit score trec`).
+"""trec_eval's measures on graded qrels (`evaudit score trec`, `evaudit trec_eval`,
+`score impact --trec-measures`): names, per-query values and trec_eval's "all" line.
 
-Pure: takes (query, doc, grade) qrels and (query, doc, score) run rows, returns
-typed reports. The definitions follow trec_eval 9 as pytrec_eval exposes them,
-measure names included (`ndcg_cut_10`, `P_10`, `recall_100`, `map`, ...):
-
-- a document is relevant when its grade is >= 1; an unjudged one has grade 0;
-- a query is evaluated when it has qrels and appears in the run (pytrec_eval's
-  rule; trec_eval without -c); the mean is over the evaluated queries;
-- ndcg gains are the grades (a negative grade gains 0, as in trec_eval), discount
-  log2(rank + 1); the ideal ordering uses the positive grades of all judged
-  documents (cut at K for ndcg_cut_K);
-- ties="trec_eval" orders equal scores by document id descending (trec_eval's
-  strcmp), ties="file" keeps run-file order among them.
-
-Sums run in rank order, as trec_eval's loops do, so per-query values equal
-pytrec_eval's to the last bit.
+Pure. The measures and their parameters are `scorers.trec_catalog`'s, the ranking
+`scorers.trec_engine`'s, the values `scorers.trec_compute`'s, all following trec_eval
+10: a document is relevant when its grade is >= the relevance level (-l, default 1);
+equal scores are ordered by docno descending; queries without qrels are ignored, and
+queries with qrels but no ranking too unless `complete` (-c). The "all" line is
+trec_eval's: sums for num_ret, num_rel, num_rel_ret and num_nonrel_judged_ret, the
+count of queries for num_q, geometric means for gm_map and gm_bpref, means otherwise,
+added in query order.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
 
-Ties = Literal["file", "trec_eval"]
+import numpy as np
 
-# Measures with a cutoff take it as name_K (pytrec_eval's output key) or name.K.
-CUT_MEASURES = ("ndcg_cut", "P", "recall", "map_cut", "success")
-PLAIN_MEASURES = ("ndcg", "map", "recip_rank", "Rprec", "num_ret", "num_rel", "num_rel_ret")
-_CUT = re.compile(r"^(ndcg_cut|P|recall|map_cut|success)[._](\d+)$")
+from scorers.trec_catalog import (
+    COUNTS,
+    GEOMETRIC,
+    NICKNAMES,
+    TEXT,
+    Measure,
+    requests,
+    resolve,
+    split_list,
+)
+from scorers.trec_compute import evaluate
+from scorers.trec_engine import Options, Ties, TrecQrels, _strings, bind_qrels, rank_run
 
-
-@dataclass(frozen=True)
-class Measure:
-    name: str  # the output key, e.g. "ndcg_cut_10"
-    base: str
-    cut: int | None
+__all__ = [
+    "Measure",
+    "Options",
+    "TrecImpact",
+    "TrecQrels",
+    "TrecReport",
+    "TrecScores",
+    "bind_qrels",
+    "parse_measures",
+    "score_arrays",
+    "score_run",
+    "summary",
+]
 
 
 def parse_measures(spec: Iterable[str]) -> list[Measure]:
-    """Comma-separated names; ValueError names an unknown one."""
-    out: list[Measure] = []
-    for raw in spec:
-        for name in (p.strip() for p in raw.split(",")):
-            if not name:
-                continue
-            m = _CUT.match(name)
-            if m and int(m.group(2)) >= 1:
-                meas = Measure(f"{m.group(1)}_{int(m.group(2))}", m.group(1), int(m.group(2)))
-            elif name in PLAIN_MEASURES:
-                meas = Measure(name, name, None)
-            else:
-                known = ", ".join([*PLAIN_MEASURES, *(f"{c}_K" for c in CUT_MEASURES)])
-                raise ValueError(f"unknown measure {name!r} (known: {known})")
-            if meas not in out:
-                out.append(meas)
+    """Comma-separated names in any of trec_eval's forms, in the order given; ValueError
+    names an unknown one. Text measures (runid, relstring) are left to `trec_eval`."""
+    reqs = requests(split_list(spec))
+    for name, _ in reqs:
+        if name in TEXT:
+            raise ValueError(f"{name} is text, not a number: see `evaudit trec_eval -q`")
+    out = [m for m in resolve(reqs, trec_eval=False) if m.base not in TEXT]
     if not out:
         raise ValueError("no measure given")
     return out
 
 
-def _ideal(grades: Sequence[int], cut: int | None) -> float:
-    total = 0.0
-    for i, g in enumerate(sorted((g for g in grades if g > 0), reverse=True)):
-        if cut is not None and i >= cut:
-            break
-        total += g / math.log2(i + 2)
-    return total
-
-
-def query_values(
-    ranked: Sequence[int], judged: dict[str, int], measures: Sequence[Measure]
+def summary(
+    values: dict[str, np.ndarray], measures: Sequence[Measure], qrels: TrecQrels, opts: Options
 ) -> dict[str, float]:
-    """All measures of one query: `ranked` is the run's grades in rank order (0 = unjudged)."""
-    num_rel = sum(1 for g in judged.values() if g >= 1)
+    """trec_eval's "all" value of every numeric measure (see the module docstring)."""
     out: dict[str, float] = {}
     for m in measures:
-        out[m.name] = _one(m, ranked, list(judged.values()), num_rel)
-    return out
-
-
-def _one(m: Measure, ranked: Sequence[int], judged: list[int], num_rel: int) -> float:
-    depth = len(ranked) if m.cut is None else min(m.cut, len(ranked))
-    if m.base in ("ndcg", "ndcg_cut"):
-        dcg = 0.0
-        for i in range(depth):
-            if ranked[i] > 0:  # trec_eval gives negative grades no gain
-                dcg += ranked[i] / math.log2(i + 2)
-        ideal = _ideal(judged, m.cut)
-        return dcg / ideal if ideal > 0 else 0.0
-    rel_ret = sum(1 for g in ranked[:depth] if g >= 1)
-    if m.base == "P":
-        return rel_ret / m.cut  # type: ignore[operator]
-    if m.base == "recall":
-        return rel_ret / num_rel if num_rel else 0.0
-    if m.base == "success":
-        return 1.0 if rel_ret else 0.0
-    if m.base in ("map", "map_cut"):
-        total, seen = 0.0, 0
-        for i in range(depth):
-            if ranked[i] >= 1:
-                seen += 1
-                total += seen / (i + 1)
-        return total / num_rel if num_rel else 0.0
-    if m.base == "recip_rank":
-        first = next((i for i, g in enumerate(ranked) if g >= 1), None)
-        return 1.0 / (first + 1) if first is not None else 0.0
-    if m.base == "Rprec":
-        return sum(1 for g in ranked[:num_rel] if g >= 1) / num_rel if num_rel else 0.0
-    if m.base == "num_ret":
-        return float(len(ranked))
-    if m.base == "num_rel":
-        return float(num_rel)
-    if m.base == "num_rel_ret":
-        return float(sum(1 for g in ranked if g >= 1))
-    raise ValueError(m.base)
-
-
-def _judgments(qrels: Iterable[tuple[str, str, int]]) -> dict[str, dict[str, int]]:
-    by_q: dict[str, dict[str, int]] = {}
-    for q, d, g in qrels:
-        by_q.setdefault(q, {})[d] = int(g)
-    return by_q
-
-
-def _rankings(run: Iterable[tuple[str, str, float]], ties: Ties) -> dict[str, list[str]]:
-    rows: dict[str, list[tuple[float, str]]] = {}
-    for q, d, s in run:
-        rows.setdefault(q, []).append((float(s), d))
-    out: dict[str, list[str]] = {}
-    for q, docs in rows.items():
-        if ties == "trec_eval":
-            # score desc, then doc id desc: one reverse sort on the (score, doc) pair.
-            docs.sort(reverse=True)
+        if m.name not in values:
+            continue
+        v = values[m.name]
+        n = len(v)
+        total = float(np.cumsum(v)[-1]) if n else 0.0  # added in query order
+        if m.base == "num_q":
+            out[m.name] = float(n)
+        elif m.base == "num_rel" and opts.complete:
+            out[m.name] = float(qrels.positive_grades())  # trec_eval: grades > 0, any -l
+        elif m.base in COUNTS:
+            out[m.name] = total
+        elif m.base in GEOMETRIC:
+            out[m.name] = float(np.exp(total / n)) if n else 0.0
         else:
-            docs.sort(key=lambda p: -p[0])  # stable: file order among equal scores
-        out[q] = [d for _, d in docs]
+            out[m.name] = total / n if n else 0.0
     return out
 
 
 @dataclass
 class TrecScores:
-    """One run's measures: per evaluated query and the mean over them."""
+    """One run's measures: per evaluated query (strcmp order) and trec_eval's "all" line."""
 
-    per_query: dict[str, dict[str, float]]
+    qids: list[str]
+    values: dict[str, np.ndarray]
     mean: dict[str, float]
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    runid: str = ""
+
+    @cached_property
+    def per_query(self) -> dict[str, dict[str, float]]:
+        cols = {k: v.tolist() for k, v in self.values.items() if k not in _PER_QUERY_HIDDEN}
+        return {q: {k: col[i] for k, col in cols.items()} for i, q in enumerate(self.qids)}
 
     def to_json(self) -> dict[str, Any]:
-        return {"queries": len(self.per_query), "mean": self.mean, "per_query": self.per_query}
+        return {"queries": len(self.qids), "mean": self.mean, "per_query": self.per_query}
+
+
+_PER_QUERY_HIDDEN = frozenset({"num_q", "gm_map", "gm_bpref"})
+
+
+def score_arrays(
+    qrels: TrecQrels, query_ids: Any, doc_ids: Any, scores: Any,
+    measures: Sequence[Measure], opts: Options | None = None,
+    *, queries: set[str] | None = None, runid: str = "",
+) -> TrecScores:  # fmt: skip
+    """Measures of one run given as arrays, against qrels bound once (`bind_qrels`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    opts = opts or Options()
+    if queries is not None:
+        qa = _strings(query_ids)
+        keep = pc.is_in(qa, value_set=pa.array(sorted(queries), type=pa.string()))
+        query_ids, doc_ids = qa.filter(keep), _strings(doc_ids).filter(keep)
+        scores = np.asarray(scores, dtype=np.float64)[keep.to_numpy(zero_copy_only=False)]
+    rk = rank_run(qrels, query_ids, doc_ids, scores, opts)
+    values, texts = evaluate(qrels, rk, measures, opts)
+    qids = qrels.qids.take(pa.array(rk.eq)).to_pylist() if len(rk.eq) else []
+    return TrecScores(qids, values, summary(values, measures, qrels, opts), texts, runid)
 
 
 def score_run(
@@ -159,24 +135,22 @@ def score_run(
     *,
     ties: Ties = "trec_eval",
     queries: set[str] | None = None,
+    options: Options | None = None,
 ) -> TrecScores:
-    """Measures of one run; `queries` (when given) narrows the evaluated set further."""
-    judged = _judgments(qrels)
-    ranked = _rankings(run, ties)
-    per_query: dict[str, dict[str, float]] = {}
-    for q in sorted(set(judged) & set(ranked)):
-        if queries is not None and q not in queries:
-            continue
-        grades = [judged[q].get(d, 0) for d in ranked[q]]
-        per_query[q] = query_values(grades, judged[q], measures)
-    mean: dict[str, float] = {}
-    for m in measures:
-        vals = [pq[m.name] for pq in per_query.values()]
-        total = 0.0
-        for v in vals:  # sequential, as trec_eval's "all" line
-            total += v
-        mean[m.name] = total / len(vals) if vals else 0.0
-    return TrecScores(per_query=per_query, mean=mean)
+    """Measures of one run from (query, doc, grade) and (query, doc, score) rows;
+    `queries` (when given) narrows the evaluated set further."""
+    qrows = list(qrels)
+    rrows = list(run)
+    bound = bind_qrels([r[0] for r in qrows], [r[1] for r in qrows], [int(r[2]) for r in qrows])
+    opts = Options(ties=ties) if options is None else replace(options, ties=ties)
+    return score_arrays(
+        bound, [r[0] for r in rrows], [r[1] for r in rrows], [float(r[2]) for r in rrows],
+        measures, opts, queries=queries,
+    )  # fmt: skip
+
+
+def nickname_names() -> tuple[str, ...]:
+    return tuple(NICKNAMES)
 
 
 @dataclass
@@ -187,6 +161,7 @@ class TrecReport:
     ties: str
     measures: list[str]
     runs: dict[str, TrecScores] = field(default_factory=dict)
+    score_precision: str = "float64"
 
     def to_json(self, per_query: bool = True) -> dict[str, Any]:
         runs = {}
@@ -195,16 +170,18 @@ class TrecReport:
             if not per_query:
                 j.pop("per_query")
             runs[tag] = j
-        return {"qrels": self.qrels, "ties": self.ties, "measures": self.measures, "runs": runs}
+        return {"qrels": self.qrels, "ties": self.ties, "score_precision": self.score_precision,
+                "measures": self.measures, "runs": runs}  # fmt: skip
 
     def to_text(self) -> str:
-        head = f"trec_eval measures (ties: {self.ties}; qrels: {self.qrels})"
+        head = (f"trec_eval measures (ties: {self.ties}; scores: {self.score_precision}; "
+                f"qrels: {self.qrels})")  # fmt: skip
         width = max([len("run"), *(len(t) for t in self.runs)])
         cols = [f"{m:>12}" for m in self.measures]
         lines = [head, f"{'run':<{width}}  {'queries':>7}  " + "  ".join(cols)]
         for tag, s in self.runs.items():
             vals = "  ".join(f"{s.mean[m]:>12.4f}" for m in self.measures)
-            lines.append(f"{tag:<{width}}  {len(s.per_query):>7}  {vals}")
+            lines.append(f"{tag:<{width}}  {len(s.qids):>7}  {vals}")
         return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""`evaudit score trec`: trec_eval's classic measures (pytrec_eval's names and values) on
+"""`evaudit score trec`: trec_eval's measures (its names, parameters and values) on
 graded qrels without conditions; its helpers also serve `score impact --trec-measures`.
 
 Reads the qrels (BEIR qrels.tsv, TREC, JSONL, or the project's) and runs at this edge
@@ -22,13 +22,25 @@ if TYPE_CHECKING:
     from scorers.trec_measures import TrecImpact, TrecReport
 
 
-def _trec_inputs(qrels: Path | None, project: Path | None) -> tuple[pd.DataFrame, str]:
+def qrels_columns(path: Path) -> Any:
+    """query_id, doc_id and grade columns of any qrels form; a clean TREC file through
+    Arrow (no pandas to import), the others through `read_any_qrels`."""
+    from packet_builder.trec_lines import arrow_qrels
+
+    if path.is_file():
+        fast = arrow_qrels(path)
+        if fast is not None:
+            return dict(zip(("query_id", "doc_id", "grade"), fast, strict=True))
+    from packet_builder.any_qrels import read_any_qrels
+
+    return read_any_qrels(path)
+
+
+def _trec_inputs(qrels: Path | None, project: Path | None) -> tuple[Any, str]:
     if qrels is not None and project is not None:
         raise InputError("give either --qrels or --project, not both")
     if qrels is not None:
-        from packet_builder.any_qrels import read_any_qrels
-
-        return read_any_qrels(qrels), str(qrels)
+        return qrels_columns(qrels), str(qrels)
     if project is not None:
         return project_graded(project), str(Path(project) / "audit.duckdb")
     raise InputError("no qrels given", hint="pass --qrels FILE or --project DIR")
@@ -57,21 +69,33 @@ def _query_filter(queries: Path | None) -> set[str] | None:
 
 
 def trec_scores(
-    frame: pd.DataFrame, runs: Sequence[RunSpec], measures: Any, ties: str,
-    wanted: set[str] | None,
+    frame: Any, runs: Sequence[RunSpec], measures: Any, ties: str,
+    wanted: set[str] | None, score_precision: str = "float64",
 ) -> dict[str, Any]:  # fmt: skip
-    from packet_builder.readers import read_run
-    from scorers.trec_measures import score_run
+    """Every run's measures; the qrels are bound once, runs read as Arrow columns.
 
-    qrows = list(zip(frame["query_id"], frame["doc_id"], frame["grade"], strict=True))
+    Two worker threads, as `score nclue`'s: Arrow's reader and kernels and numpy's
+    loops release the GIL, so reading one file overlaps scoring another.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from scorers.trec_measures import Options, bind_qrels
+    from services.trec_eval import score_run_file
+
+    bound = bind_qrels(frame["query_id"], frame["doc_id"], frame["grade"])
+    opts = Options(ties=ties, precision=score_precision)  # type: ignore[arg-type]
+
+    def work(spec: RunSpec) -> Any:
+        name, path = spec
+        return score_run_file(bound, path, measures, opts, wanted, name or "")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(work, runs))
     out: dict[str, Any] = {}
     seen: dict[str, Path] = {}
-    for name, path in runs:
-        df = read_run(path)
-        tag = name or str(df["tag"].iloc[0])
-        claim_run_name(seen, tag, path)
-        rrows = zip(df["query_id"], df["doc_id"], df["score"], strict=True)
-        out[tag] = score_run(qrows, rrows, measures, ties=ties, queries=wanted)  # type: ignore[arg-type]
+    for (_, path), scored in zip(runs, results, strict=True):
+        claim_run_name(seen, scored.runid, path)
+        out[scored.runid] = scored
     return out
 
 
@@ -79,11 +103,10 @@ def trec_impact(
     before: Path, after: Path, runs: Sequence[RunSpec], measures: Any, ties: str
 ) -> TrecImpact:
     """Measures under the qrels before and after a revision (any of the qrels forms)."""
-    from packet_builder.any_qrels import read_any_qrels
     from scorers.trec_measures import TrecImpact
 
-    tb = trec_scores(read_any_qrels(before), runs, measures, ties, None)
-    ta = trec_scores(read_any_qrels(after), runs, measures, ties, None)
+    tb = trec_scores(qrels_columns(before), runs, measures, ties, None)
+    ta = trec_scores(qrels_columns(after), runs, measures, ties, None)
     return TrecImpact(ties=ties, measures=[m.name for m in measures], before=tb, after=ta)
 
 
@@ -95,16 +118,15 @@ def trec_measures_impact(
 
     Original-scale files as they are (BEIR qrels.tsv too), or the project's original grades.
     """
-    from packet_builder.any_qrels import read_any_qrels
     from scorers.trec_measures import TrecImpact
 
     if qrels_before is not None:
-        ob = read_any_qrels(qrels_before)
+        ob = qrels_columns(qrels_before)
     else:
         assert src.project is not None  # load_qrels refused neither
         ob = project_graded(src.project)
     tb = trec_scores(ob, src.runs, measures, ties, before)
-    ta = trec_scores(read_any_qrels(qrels_after), src.runs, measures, ties, after)
+    ta = trec_scores(qrels_columns(qrels_after), src.runs, measures, ties, after)
     return TrecImpact(ties=ties, measures=[m.name for m in measures], before=tb, after=ta)
 
 
@@ -114,7 +136,9 @@ def measures_of(spec: tuple[str, ...]) -> Any:
     try:
         return parse_measures(spec)
     except ValueError as exc:
-        raise InputError(str(exc), hint="e.g. --measure ndcg_cut_10,P_10,map,recall_100") from None
+        raise InputError(
+            str(exc), hint="e.g. --measure ndcg_cut_10,P_10,map,recall_100 or P.5,10"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -130,8 +154,7 @@ class TrecScoreReport:
     def rows(self) -> list[dict[str, Any]]:
         """One dict per run: evaluated queries and the mean of every measure."""
         return [
-            {"run": tag, "queries": len(s.per_query), **s.mean}
-            for tag, s in self.report.runs.items()
+            {"run": tag, "queries": len(s.qids), **s.mean} for tag, s in self.report.runs.items()
         ]
 
     def table(self) -> str:
@@ -141,12 +164,14 @@ class TrecScoreReport:
 def score_trec(
     *, qrels: Path | None, project: Path | None, queries: Path | None, runs: Sequence[RunSpec],
     measures: tuple[str, ...], ties: str, per_query: bool = False,
+    score_precision: str = "float64",
 ) -> TrecScoreReport:  # fmt: skip
-    """trec_eval's measures on graded qrels without conditions, equal to pytrec_eval."""
+    """trec_eval's measures on graded qrels without conditions (trec_eval 10's values)."""
     from scorers.trec_measures import TrecReport
 
     ms = measures_of(measures)
     frame, source = _trec_inputs(qrels, project)
-    scored = trec_scores(frame, runs, ms, ties, _query_filter(queries))
-    rep = TrecReport(qrels=source, ties=ties, measures=[m.name for m in ms], runs=scored)
+    scored = trec_scores(frame, runs, ms, ties, _query_filter(queries), score_precision)
+    rep = TrecReport(qrels=source, ties=ties, measures=[m.name for m in ms], runs=scored,
+                     score_precision=score_precision)  # fmt: skip
     return TrecScoreReport(rep, per_query)

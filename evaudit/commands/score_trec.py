@@ -1,4 +1,4 @@
-"""`evaudit score trec`: trec_eval's classic measures (pytrec_eval's names and values) on
+"""`evaudit score trec`: trec_eval's measures (its names, parameters and values) on
 graded qrels without conditions.
 
 Thin: parse options, call services.score_trec.score_trec and print its report. Imported
@@ -32,27 +32,38 @@ from vocabulary.runspec import parse_run_spec
 @click.option(
     "--measure", "measures", multiple=True, default=("ndcg_cut_10,P_10,map,recall_100",),
     show_default=True, metavar="M1,M2,...",
-    help="trec_eval/pytrec_eval names: ndcg, ndcg_cut_K, P_K, recall_K, map, map_cut_K, "
-    "recip_rank, Rprec, success_K, num_ret, num_rel, num_rel_ret.",
+    help="Any measure of `evaudit trec_eval -m all_trec` by its printed name (P_10, "
+    "ndcg_cut_10, iprec_at_recall_0.10) or trec_eval's -m form (P.5,10, ndcg.1=3,2=9, "
+    "utility.2,-1,0,0), a nickname (official, all_trec, set), or judged_K (Judged@k). "
+    "JSON keys are trec_eval's printed names.",
 )  # fmt: skip
 @click.option(
     "--ties", type=click.Choice(["trec_eval", "file"]), default="trec_eval", show_default=True,
     help="Equal scores in trec_eval's doc id descending order, or in run-file order.",
 )  # fmt: skip
+@click.option(
+    "--score-precision", type=click.Choice(["float64", "float32"]), default="float64",
+    show_default=True,
+    help="Compare scores as doubles (trec_eval) or as float32 (pytrec_eval, which then "
+    "breaks the new ties by docno descending).",
+)  # fmt: skip
 @click.option("--per-query/--no-per-query", default=False, help="Per-query values in --json.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def trec_cmd(
     qrels: Path | None, project: Path | None, queries: Path | None, runs: tuple[str, ...],
-    measures: tuple[str, ...], ties: str, per_query: bool, as_json: bool,
+    measures: tuple[str, ...], ties: str, score_precision: str, per_query: bool,
+    as_json: bool,
 ) -> None:  # fmt: skip
-    """trec_eval's measures on graded qrels without conditions, equal to pytrec_eval.
+    """trec_eval's measures on graded qrels without conditions (trec_eval 10's values).
 
-    A query counts when it has qrels and is in the run (pytrec_eval's rule); means are
-    over those queries. Grades >= 1 are relevant; ndcg gains are the grades."""
+    A query counts when it has qrels and is in the run (trec_eval without -c); the
+    "all" values are trec_eval's: counts summed, gm_* geometric, the rest means over
+    those queries. Grades >= 1 are relevant; ndcg gains are the grades. For trec_eval's
+    flags (-c -l -M -J) and its text output use `evaudit trec_eval`."""
     from services.score_trec import score_trec
 
     rep = score_trec(
         qrels=qrels, project=project, queries=queries, runs=[parse_run_spec(r) for r in runs],
-        measures=measures, ties=ties, per_query=per_query,
+        measures=measures, ties=ties, per_query=per_query, score_precision=score_precision,
     )  # fmt: skip
     emit(rep, as_json)
