@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,16 @@ pytest_plugins = ["tests.pg_fixture", "tests.browser_fixture"]
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample_packets"
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module() -> Iterator[None]:
+    """Streamlit's AppTest leaves its script as `sys.modules["__main__"]`; a later
+    'spawn' process pool then re-runs that script in every worker, which dies (a
+    from_function script is not runnable alone) and is respawned without end."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main
 
 
 def make_pdf(path: Path, pages: Sequence[str]) -> Path:
