@@ -17,7 +17,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from audit_app.access import admin_sign_in, list_annotators
+from audit_app.access import admin_fingerprint, admin_sign_in, list_annotators
 from audit_app.admin import data, display
 from audit_app.responses import export_responses
 from campaign.project import Project, open_project
@@ -31,7 +31,11 @@ def admin_app(root: Path) -> None:
         st.error(exc.render())
         st.stop()
         return
-    if not st.session_state.get("admin_ok"):
+    signed_in = st.session_state.get("admin_ok")
+    if not signed_in or signed_in != admin_fingerprint(project):
+        if signed_in:  # `evaudit admin password` set a new one since this session signed in
+            st.session_state["admin_ok"] = False
+            st.warning("The admin password was changed: sign in with the new one.")
         _login(project)
         return
     st.markdown("## Campaign admin")
@@ -61,9 +65,10 @@ def _login(project: Project) -> None:
     with st.form("admin_login"):
         password = st.text_input("Admin password", type="password")
         if st.form_submit_button("Sign in"):
-            result = admin_sign_in(project, password)
+            # Throttled per client address: another device's wrong passwords never refuse this one.
+            result = admin_sign_in(project, password, st.context.ip_address)
             if result.ok:
-                st.session_state["admin_ok"] = True
+                st.session_state["admin_ok"] = admin_fingerprint(project)
                 st.rerun()
             else:
                 st.error(result.message)

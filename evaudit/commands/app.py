@@ -207,12 +207,12 @@ def responses_simulate(
     click.echo(f"{packet}: " + ", ".join(f"{k} {v} items" for k, v in saved.items()))
 
 
-def exec_streamlit(root: Path, host: str, port: int) -> None:
+def exec_streamlit(root: Path, host: str, port: int, metrics: bool = False) -> None:
     """Replace this process with the Streamlit server (so signals reach the server itself).
 
     The entry is `audit_app/server.py`, an `st.App` that puts evaudit's HTTP guard in front
-    of Streamlit (no framing by other sites, metrics only with the admin password); the
-    agent API stays off."""
+    of Streamlit (no framing by other sites; metrics off, or with `metrics` only for the
+    metrics token); the agent API stays off."""
     app = Path(__file__).resolve().parents[2] / "audit_app" / "server.py"
     argv = [
         sys.executable,
@@ -239,6 +239,7 @@ def exec_streamlit(root: Path, host: str, port: int) -> None:
         "--",
         "--project",
         str(root),
+        *(["--metrics"] if metrics else []),
     ]
     sys.stdout.flush()
     sys.stderr.flush()
@@ -268,16 +269,31 @@ def _check_journal_backend(project: Project) -> None:
 @_DIR
 @_HOST
 @click.option("--port", type=int, default=8501, show_default=True, help="Port to listen on.")
-def serve(directory: Path, host: str, port: int) -> None:
+@click.option(
+    "--metrics",
+    is_flag=True,
+    help="Serve Streamlit's Prometheus metrics at /_stcore/metrics to holders of the metrics "
+    "token (make one with `evaudit admin metrics-token DIR`); off by default.",
+)
+def serve(directory: Path, host: str, port: int, metrics: bool) -> None:
     """Start the annotation app for project DIRECTORY (Ctrl+C stops it)."""
+    from audit_app.access import has_metrics_token
     from audit_app.demo import prepare_serving
     from campaign.project import open_project
 
     project = open_project(directory)
+    if metrics and not has_metrics_token(project):
+        raise InputError(
+            "--metrics needs a metrics token and the project has none",
+            file=project.meta_path,
+            hint=f"run `evaudit admin metrics-token {directory}` first",
+        )
     _check_journal_backend(project)
     prepare_serving(project)
     click.echo(f"admin: http://{host}:{port}/  (annotators use their token links)", err=True)
-    exec_streamlit(project.root, host, port)
+    if metrics:
+        click.echo(f"metrics: http://{host}:{port}/_stcore/metrics  (metrics token)", err=True)
+    exec_streamlit(project.root, host, port, metrics)
 
 
 @click.command("demo")
@@ -317,4 +333,50 @@ def demo(
         exec_streamlit(Path(info["dir"]), host, port)
 
 
-COMMANDS: list[click.Command] = [annotator, responses, serve, demo]
+@click.group("admin")
+def admin() -> None:
+    """Set the admin password or the metrics token of a project."""
+
+
+@admin.command("password")
+@_DIR
+@click.argument("new_password", required=False)
+def admin_password(directory: Path, new_password: str | None) -> None:
+    """Set a new admin password for DIRECTORY; every open admin session is signed out.
+
+    NEW_PASSWORD (else $EVAUDIT_ADMIN_PASSWORD, else asked twice without echo) must be at
+    least 12 characters and hard to guess (zxcvbn strength 3 of 4)."""
+    from campaign.init import set_admin_password
+    from campaign.project import PASSWORD_ENV, open_project
+
+    project = open_project(directory)
+    password = new_password or os.environ.get(PASSWORD_ENV)
+    if not password:
+        password = click.prompt(
+            "New admin password", hide_input=True, confirmation_prompt=True, err=True
+        )
+    set_admin_password(project, password)
+    click.echo(
+        "admin password changed; open admin sessions are signed out at their next click", err=True
+    )
+
+
+@admin.command("metrics-token")
+@_DIR
+@_JSON
+def admin_metrics_token(directory: Path, as_json: bool) -> None:
+    """Make a new token for /_stcore/metrics (`evaudit serve --metrics`); shown only now.
+
+    The old token stops working. Send it as `Authorization: Bearer TOKEN` or as the
+    password of HTTP basic auth (any user name)."""
+    from campaign.init import new_metrics_token
+    from campaign.project import open_project
+
+    token = new_metrics_token(open_project(directory))
+    if as_json:
+        emit_json({"metrics_token": token})
+        return
+    click.echo(f"metrics token (shown once): {token}")
+
+
+COMMANDS: list[click.Command] = [annotator, responses, serve, demo, admin]
