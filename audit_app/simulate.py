@@ -2,12 +2,19 @@
 
 `simulate` (the demo's `--simulate`) fills two annotators' journals with answers
 drawn at random; `simulate_panel` (`evaudit responses simulate`) makes any number
-of people, e.g. the initial pair or three adjudicators, read the displayed pages:
-a yes quotes the passage around a mention of the condition.
+of people, e.g. the initial pair or three adjudicators, answer either by reading the
+displayed pages (a condition is evident where a page mentions it) or from the labels
+under test (`answers="labels"`, for BEIR and TREC projects, whose one condition per
+query is rarely worded on the page), each answer departing from them with a stated
+`noise` rate.
+
+Every yes quotes a whole sentence of a displayed page, the one that supports the
+condition best: the sentence holding a mention of the condition (its name or a form
+its note quotes), else the one sharing most words with the condition's name and
+requirement (`supporting_sentence`); it passes the quote gates.
 
 In `simulate`, each simulated person answers every condition of most items; a yes selects a
-page and quotes a verbatim word window taken from that page's text (so the
-quote passes the gates). The second person agrees with the first most of the
+page and quotes its supporting sentence. The second person agrees with the first most of the
 time and otherwise flips the answer or picks another page, which gives the
 admin views real agreement and confusion figures. Written through
 `AnnotatorSession.save`, so the lines are exactly what the app writes.
@@ -26,9 +33,85 @@ from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer
 from vocabulary.textnorm import is_nontrivial, normalize, normalize_with_map, quote_in_page
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n\s*\n|\s*[\u2022\u25aa\u25cf]\s*")
+_CONTENT_WORD = re.compile(r"[a-z][a-z0-9-]{3,}")
+# Words of rubric boilerplate that say nothing about a condition's subject.
+_GENERIC_WORDS = """that this with from what which when where about page pages must discuss
+discusses passage passages document documents text gives give information answers answer
+question means behaves reports report findings known used using there their"""
+_GENERIC = frozenset(_GENERIC_WORDS.split())
+MAX_SENTENCE_WORDS = 60
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each sentence of a page (a full stop, question or exclamation mark
+    before white space, a blank line or a bullet ends one), surrounding space trimmed."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for brk in [*_SENTENCE_BREAK.finditer(text), None]:
+        end = brk.start() if brk is not None else len(text)
+        if brk is not None and brk.group(0)[:1] in "\"')]":
+            end = brk.start() + len(brk.group(0).rstrip())
+        raw = text[start:end]
+        lead = len(raw) - len(raw.lstrip())
+        if raw.strip():
+            spans.append((start + lead, start + len(raw.rstrip())))
+        start = brk.end() if brk is not None else len(text)
+    return spans
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _CONTENT_WORD.findall(normalize(text)) if w not in _GENERIC}
+
+
+def condition_words(condition: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """(words of the condition's name and quoted forms, words of its requirement)."""
+    named = _words(" ".join([str(condition.get("name") or ""), *condition_forms(condition)]))
+    return named, _words(str(condition.get("requirement") or "")) - named
+
+
+def _usable(quote: str, text: str) -> bool:
+    return (
+        len(quote.split()) <= MAX_SENTENCE_WORDS
+        and is_nontrivial(quote)
+        and quote_in_page(quote, text)
+    )
+
+
+def supporting_sentence(
+    text: str,
+    condition: dict[str, Any] | None = None,
+    span: tuple[int, int] | None = None,
+) -> tuple[int, str] | None:
+    """(score, sentence) of the page's sentence that supports the condition best: the one
+    holding the mention `span` (score 100), else the one sharing most words with the
+    condition's name (3 each) and requirement (1 each). None when no sentence passes the
+    quote gates. Without a condition, the first usable sentence (score 0)."""
+    best: tuple[int, str] | None = None
+    named, required = condition_words(condition) if condition else (set(), set())
+    for lo, hi in sentences(text):
+        quote = " ".join(text[lo:hi].split())
+        if not _usable(quote, text):
+            continue
+        if span is not None and lo <= span[0] < hi:
+            return 100, quote
+        words = _words(quote)
+        score = 3 * len(words & named) + len(words & required)
+        if best is None or score > best[0]:
+            best = (score, quote)
+    return best
+
 
 def quote_from(text: str, rng: random.Random, words: int = 8) -> str | None:
-    """A verbatim window of `words` words from the page that passes the quote gates."""
+    """A verbatim sentence of the page that passes the quote gates (a random one among
+    them), else a window of `words` words: what a careless reader copies."""
+    usable = [
+        " ".join(text[lo:hi].split())
+        for lo, hi in sentences(text)
+        if _usable(" ".join(text[lo:hi].split()), text)
+    ]
+    if usable:
+        return rng.choice(usable)
     tokens = text.split()
     if len(tokens) < 3:
         return None
@@ -40,16 +123,33 @@ def quote_from(text: str, rng: random.Random, words: int = 8) -> str | None:
     return None
 
 
-def _answer(pool: dict[str, str], yes: bool, rng: random.Random, prefer: int) -> ConditionAnswer:
+def _answer(
+    pool: dict[str, str],
+    yes: bool,
+    rng: random.Random,
+    prefer: int,
+    condition: dict[str, Any] | None = None,
+) -> ConditionAnswer:
+    """No, or yes with the page whose sentence supports the condition best (ties: the
+    `prefer`-th page in pool order first) and that sentence as the quote."""
     if not yes:
         return ConditionAnswer("no")
     keys = list(pool)
     order = keys[prefer % len(keys) :] + keys[: prefer % len(keys)]
+    forms = condition_forms(condition) if condition else []
+    best: tuple[int, str, str] | None = None
     for key in order:
-        quote = quote_from(pool[key], rng)
-        if quote:
-            return ConditionAnswer("yes", (key,), {key: quote})
-    return ConditionAnswer("no")
+        span = mention_span(pool[key], forms) if forms else None
+        found = supporting_sentence(pool[key], condition, span)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = (found[0], key, found[1])
+    if best is None:
+        for key in order:
+            quote = quote_from(pool[key], rng)
+            if quote:
+                return ConditionAnswer("yes", (key,), {key: quote})
+        return ConditionAnswer("no")
+    return ConditionAnswer("yes", (best[1],), {best[1]: best[2]})
 
 
 def simulate(
@@ -71,13 +171,16 @@ def simulate(
     saved = {annotators[0]: 0, annotators[1]: 0}
     for item_id in first.packet.item_ids:
         pools = first.packet.pools(item_id)
+        conds = {str(c["condition_key"]): c for c in first.packet.item(item_id)["conditions"]}
         a: dict[str, ConditionAnswer] = {}
         b: dict[str, ConditionAnswer] = {}
         for ckey, pool in pools.items():
             yes_a = rng.random() < p_yes
             yes_b = yes_a if rng.random() < p_agree else not yes_a
-            a[ckey] = _answer(pool, yes_a, rng, prefer=0)
-            b[ckey] = _answer(pool, yes_b, rng, prefer=0 if rng.random() < 0.7 else 1)
+            a[ckey] = _answer(pool, yes_a, rng, prefer=0, condition=conds[ckey])
+            b[ckey] = _answer(
+                pool, yes_b, rng, prefer=0 if rng.random() < 0.7 else 1, condition=conds[ckey]
+            )
         for session, answers, cover in ((first, a, coverage[0]), (second, b, coverage[1])):
             if rng.random() >= cover:
                 continue
@@ -160,9 +263,11 @@ def _read_condition(
     evident: dict[str, tuple[int, int]],
     says_yes: bool,
     rng: random.Random,
+    condition: dict[str, Any] | None = None,
 ) -> ConditionAnswer:
     """One person's answer: a yes selects one (sometimes two) mentioning pages and quotes
-    the mention; a yes without any mention (a misreading) quotes some passage."""
+    the sentence holding the mention (a passage around it when that sentence is too long);
+    a yes without any mention (a misreading) quotes the page's best sentence."""
     if not says_yes:
         return ConditionAnswer("no")
     keys = sorted(evident)
@@ -170,13 +275,46 @@ def _read_condition(
     chosen: list[str] = []
     quotes: dict[str, str] = {}
     for key in keys[: 2 if rng.random() < 0.25 else 1]:
-        quote = quote_around(pool[key], evident[key], rng)
+        found = supporting_sentence(pool[key], condition, evident[key])
+        quote = found[1] if found and found[0] == 100 else None
+        quote = quote or quote_around(pool[key], evident[key], rng)
         if quote:
             chosen.append(key)
             quotes[key] = quote
     if chosen:
         return ConditionAnswer("yes", tuple(chosen), quotes)
-    return _answer(pool, True, rng, prefer=rng.randrange(len(pool)))
+    return _answer(pool, True, rng, prefer=rng.randrange(len(pool)), condition=condition)
+
+
+def label_claims(
+    project: Project, packet_id: str, items: list[dict[str, Any]]
+) -> dict[str, set[str]]:
+    """item_id -> the condition keys the label under test claims: as many as the admin
+    key's grade, those a displayed page mentions first, then in packet order."""
+    from campaign.packets import read_admin_key
+
+    key_items = read_admin_key(project, packet_id).get("items") or {}
+    claims: dict[str, set[str]] = {}
+    for item in items:
+        item_id = str(item["item_id"])
+        entry = key_items.get(item_id)
+        if not isinstance(entry, dict) or not isinstance(entry.get("grade"), int):
+            raise InputError(
+                f"the admin key has no grade for item {item_id}",
+                file=project.key_path(packet_id),
+                hint="rebuild the packet with `evaudit packet build`, or use --answers pages",
+            )
+        conds = item["conditions"]
+        mentioned = [
+            str(c["condition_key"])
+            for c in conds
+            if _evident_pages(
+                {str(p["page_key"]): str(p["text"]) for p in c["pages"]}, condition_forms(c)
+            )
+        ]
+        order = list(dict.fromkeys(mentioned + [str(c["condition_key"]) for c in conds]))
+        claims[item_id] = set(order[: max(0, min(int(entry["grade"]), len(order)))])
+    return claims
 
 
 def simulate_panel(
@@ -188,6 +326,8 @@ def simulate_panel(
     p_contested: float | None = None,
     p_slip: float = 0.03,
     coverage: float = 1.0,
+    answers: str = "pages",
+    noise: float = 0.1,
 ) -> dict[str, int]:
     """Journals of several people who read the displayed pages (e.g. three adjudicators).
 
@@ -200,7 +340,15 @@ def simulate_panel(
     adjudication and challenge packets, whose items are the cases people disagreed on. Each (item, condition, person) draws from its own seeded generator, so
     a person's answers do not depend on who else is simulated or on the order of items.
     `coverage` < 1 leaves some items unanswered. Returns saved lines per person.
+
+    With `answers="labels"` (BEIR and TREC projects) the people answer from the labels
+    under test instead (the admin key's grade: that many of the item's conditions are
+    yes, those a page mentions first), and each answer departs from the label with
+    probability `noise`, independently per person; `p_contested` and `p_slip` are not
+    used. Every yes quotes the supporting sentence of the page it selects.
     """
+    if answers not in ("pages", "labels"):
+        raise InputError(f"unknown answers mode {answers!r}", hint="use pages or labels")
     bad = [n for n in annotators if not _NAME.match(n)]
     if bad or not annotators or len(set(annotators)) != len(annotators):
         raise InputError(
@@ -228,10 +376,11 @@ def simulate_panel(
     packet = sessions[0].packet
     if p_contested is None:
         p_contested = CONTESTED_DEFAULT.get(packet.kind, 0.3)
+    labels = label_claims(project, packet_id, packet.items) if answers == "labels" else {}
     saved = dict.fromkeys(annotators, 0)
     for item in packet.items:
         item_id = str(item["item_id"])
-        answers: dict[str, dict[str, ConditionAnswer]] = {name: {} for name in annotators}
+        given: dict[str, dict[str, ConditionAnswer]] = {name: {} for name in annotators}
         for cond in item["conditions"]:
             ckey = str(cond["condition_key"])
             pool = {str(p["page_key"]): str(p["text"]) for p in cond["pages"]}
@@ -240,14 +389,18 @@ def simulate_panel(
             contested = shared.random() < p_contested
             for name in annotators:
                 rng = random.Random(f"{seed}:{packet.sha256}:{item_id}:{ckey}:{name}")
+                if answers == "labels":
+                    says_yes = (ckey in labels[item_id]) != (rng.random() < noise)
+                    given[name][ckey] = _answer(pool, says_yes, rng, 0, cond)
+                    continue
                 depart = rng.random() < (0.5 if contested else p_slip)
                 says_yes = bool(evident) != depart
-                answers[name][ckey] = _read_condition(pool, evident, says_yes, rng)
+                given[name][ckey] = _read_condition(pool, evident, says_yes, rng, cond)
         for session in sessions:
             rng = random.Random(f"{seed}:{packet.sha256}:{item_id}:{session.annotator}")
             if rng.random() >= coverage:
                 continue
-            mine = answers[session.annotator]
+            mine = given[session.annotator]
             unclear = rng.random() < 0.03
             comment = "The rubric could be read more narrowly here." if unclear else ""
             session.save(item_id, ItemState(mine, unclear, comment))

@@ -43,14 +43,16 @@ from campaign.project import now_iso, open_private
 from vocabulary.jsonread import json_loads
 
 _TAIL_BYTES = 1 << 16
+DB_CURSOR = -1  # a cursor (DB_CURSOR, DB_CURSOR, seq): database rows read up to that seq
 
 
 @dataclass(frozen=True)
 class JournalRead:
     lines: list[dict[str, Any]]
     skipped: int  # unparsable (partial) lines
-    # Where this read stopped in a file journal: (device, inode, byte offset after the last
-    # line read). None when the read cannot be continued (database rows, a partial last line).
+    # Where this read stopped: in a file journal (device, inode, byte offset after the last
+    # line read); in the database (DB_CURSOR, DB_CURSOR, highest seq read). None when the
+    # read cannot be continued (a partial last line).
     cursor: tuple[int, int, int] | None = None
 
 
@@ -236,8 +238,11 @@ def read_stream(
     name = annotator if annotator is not None else path.stem
     backend = backend_for(path.parent)
     read: JournalRead | None = None
-    if since is not None and since.cursor is not None and isinstance(backend, FileJournal):
-        read = _read_file(path, since.cursor)
+    if since is not None and since.cursor is not None:
+        if isinstance(backend, FileJournal) and since.cursor[0] != DB_CURSOR:
+            read = _read_file(path, since.cursor)
+        elif isinstance(backend, PgJournal) and since.cursor[0] == DB_CURSOR:
+            read = backend.read_after(path.stem, since.cursor[2])
     base = since if read is not None else None
     if read is None:
         read = backend.read(path.stem)
@@ -340,7 +345,14 @@ class PgJournal:
         return journal_pg.append(self.cfg, self.packet, annotator, record)
 
     def read(self, annotator: str) -> JournalRead:
-        return JournalRead(journal_pg.read_lines(self.cfg, self.packet, annotator), 0)
+        return self.read_after(annotator, 0)
+
+    def read_after(self, annotator: str, seq: int) -> JournalRead:
+        """The lines past `seq`, with a cursor to continue from (see `journal_pg.read_lines`:
+        rows of one stream become visible in seq order)."""
+        lines = journal_pg.read_lines(self.cfg, self.packet, annotator, seq)
+        last = max((int(ln["seq"]) for ln in lines), default=seq)
+        return JournalRead(lines, 0, (DB_CURSOR, DB_CURSOR, last))
 
     def annotators(self) -> list[str]:
         return journal_pg.annotators(self.cfg, self.packet)

@@ -233,3 +233,40 @@ def test_a_postgresql_restart_while_annotators_work_loses_nothing(
         assert all(counts[text] == 1 for text in confirmed[name]), name  # none lost or doubled
         assert set(counts) == set(confirmed[name])  # nothing saved that was not confirmed
         assert [ln["seq"] for ln in lines] == list(range(1, len(lines) + 1))
+
+
+def test_a_database_stream_is_read_on_from_where_the_last_read_stopped(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """After each save the session reads only the rows past its last read (not the whole
+    stream again), and the result equals a full read."""
+    fx = build(tmp_path / "p", items=3)
+    journal_pg.set_backend(fx.project.root, journal_pg.new_config(pg_url))
+    s = open_session(fx)
+    card, box = CardSession(), Outbox("tab")
+    for n in range(5):
+        apply_outbox(s, card, box.add(op="comment", item="J001", text=f"first {n}"), lambda: True)
+    first = read(s)
+    assert first.cursor == (journal.DB_CURSOR, journal.DB_CURSOR, 5)
+    apply_outbox(s, card, box.add(op="comment", item="J002", text="later"), lambda: True)
+    journal.append(s.journal_path, {"item_id": "J003", "packet_sha256": "another version"})
+    journal.append(s.journal_path, {"item_id": "J999", "packet_sha256": s.packet.sha256})
+    calls: list[int] = []
+    real = journal_pg.read_lines
+
+    def counted(cfg, packet, annotator, after_seq=0):  # type: ignore[no-untyped-def]
+        calls.append(after_seq)
+        return real(cfg, packet, annotator, after_seq)
+
+    journal_pg.read_lines = counted  # type: ignore[assignment]
+    try:
+        more = journal.read_stream(
+            s.journal_path, s.packet.sha256, s.packet.item_ids, "alice", since=first
+        )
+    finally:
+        journal_pg.read_lines = real  # type: ignore[assignment]
+    assert calls == [5]  # only the rows past seq 5 were asked for
+    full = read(s)
+    assert (more.latest, more.lines, more.problems()) == (full.latest, full.lines, full.problems())
+    assert more.other_packet_lines == 1 and more.unknown_items == 1
+    assert more.cursor == full.cursor == (journal.DB_CURSOR, journal.DB_CURSOR, 8)

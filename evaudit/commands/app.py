@@ -173,6 +173,23 @@ def responses_export(directory: Path, packet: str, name: str, out: Path | None) 
     show_default=True,
     help="Share of items each person answers.",
 )
+@click.option(
+    "--answers",
+    type=click.Choice(["pages", "labels"]),
+    default="pages",
+    show_default=True,
+    help="pages: a condition is yes where a displayed page mentions it (its name or a form "
+    "its note quotes); labels: yes as the labels under test say (BEIR and TREC projects, "
+    "whose pages rarely word the query's condition), departing with --noise.",
+)
+@click.option(
+    "--noise",
+    type=click.FloatRange(0, 1),
+    default=0.1,
+    show_default=True,
+    help="With --answers labels: chance that one person's answer on a condition departs "
+    "from the label (independently per person).",
+)
 @_JSON
 def responses_simulate(
     directory: Path,
@@ -182,12 +199,16 @@ def responses_simulate(
     contested: float | None,
     slip: float,
     coverage: float,
+    answers: str,
+    noise: float,
     as_json: bool,
 ) -> None:
-    """Simulate people answering PACKET from its displayed pages (tests, demos, dry runs).
+    """Simulate people answering PACKET (tests, demos, dry runs of the audit chain).
 
-    A yes quotes a passage around a mention of the condition copied from a displayed
-    page, so it passes the gates; seeded and deterministic."""
+    They read the displayed pages (--answers pages) or answer from the labels under test
+    with a stated --noise rate (--answers labels). A yes quotes the sentence of a
+    displayed page that supports the condition, so it passes the gates; seeded and
+    deterministic."""
     from audit_app.simulate import simulate_panel
     from campaign.project import open_project
 
@@ -200,9 +221,11 @@ def responses_simulate(
         p_contested=contested,
         p_slip=slip,
         coverage=coverage,
+        answers=answers,
+        noise=noise,
     )
     if as_json:
-        emit_json({"packet": packet, "seed": seed, "saved": saved})
+        emit_json({"packet": packet, "seed": seed, "answers": answers, "saved": saved})
         return
     click.echo(f"{packet}: " + ", ".join(f"{k} {v} items" for k, v in saved.items()))
 
