@@ -94,7 +94,9 @@ def read_registry(project: Project, stale_ok: bool = False) -> dict[str, dict[st
         obj = json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"corrupt annotator registry ({exc.msg})", file=path, line=exc.lineno
+            f"corrupt annotator registry ({exc.msg.removesuffix(' at')} at column {exc.colno})",
+            file=path,
+            line=exc.lineno,
         ) from exc
     people = obj.get("annotators") if isinstance(obj, dict) else None
     if not isinstance(people, dict):

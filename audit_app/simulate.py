@@ -27,91 +27,24 @@ import re
 from pathlib import Path
 from typing import Any
 
+from audit_app.sentences import (
+    Sentence,
+    condition_forms,
+    mention_span,
+    sentence_choices,
+    supporting_sentence,
+    supports,
+)
 from audit_app.session import AnnotatorSession, ItemState
 from campaign.project import Project
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer
-from vocabulary.textnorm import is_nontrivial, normalize, normalize_with_map, quote_in_page
-
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n\s*\n|\s*[\u2022\u25aa\u25cf]\s*")
-_CONTENT_WORD = re.compile(r"[a-z][a-z0-9-]{3,}")
-# Words of rubric boilerplate that say nothing about a condition's subject.
-_GENERIC_WORDS = """that this with from what which when where about page pages must discuss
-discusses passage passages document documents text gives give information answers answer
-question means behaves reports report findings known used using there their"""
-_GENERIC = frozenset(_GENERIC_WORDS.split())
-MAX_SENTENCE_WORDS = 60
-
-
-def sentences(text: str) -> list[tuple[int, int]]:
-    """[start, end) of each sentence of a page (a full stop, question or exclamation mark
-    before white space, a blank line or a bullet ends one), surrounding space trimmed."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for brk in [*_SENTENCE_BREAK.finditer(text), None]:
-        end = brk.start() if brk is not None else len(text)
-        if brk is not None and brk.group(0)[:1] in "\"')]":
-            end = brk.start() + len(brk.group(0).rstrip())
-        raw = text[start:end]
-        lead = len(raw) - len(raw.lstrip())
-        if raw.strip():
-            spans.append((start + lead, start + len(raw.rstrip())))
-        start = brk.end() if brk is not None else len(text)
-    return spans
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in _CONTENT_WORD.findall(normalize(text)) if w not in _GENERIC}
-
-
-def condition_words(condition: dict[str, Any]) -> tuple[set[str], set[str]]:
-    """(words of the condition's name and quoted forms, words of its requirement)."""
-    named = _words(" ".join([str(condition.get("name") or ""), *condition_forms(condition)]))
-    return named, _words(str(condition.get("requirement") or "")) - named
-
-
-def _usable(quote: str, text: str) -> bool:
-    return (
-        len(quote.split()) <= MAX_SENTENCE_WORDS
-        and is_nontrivial(quote)
-        and quote_in_page(quote, text)
-    )
-
-
-def supporting_sentence(
-    text: str,
-    condition: dict[str, Any] | None = None,
-    span: tuple[int, int] | None = None,
-) -> tuple[int, str] | None:
-    """(score, sentence) of the page's sentence that supports the condition best: the one
-    holding the mention `span` (score 100), else the one sharing most words with the
-    condition's name (3 each) and requirement (1 each). None when no sentence passes the
-    quote gates. Without a condition, the first usable sentence (score 0)."""
-    best: tuple[int, str] | None = None
-    named, required = condition_words(condition) if condition else (set(), set())
-    for lo, hi in sentences(text):
-        quote = " ".join(text[lo:hi].split())
-        if not _usable(quote, text):
-            continue
-        if span is not None and lo <= span[0] < hi:
-            return 100, quote
-        words = _words(quote)
-        score = 3 * len(words & named) + len(words & required)
-        if best is None or score > best[0]:
-            best = (score, quote)
-    return best
+from vocabulary.textnorm import is_nontrivial, quote_in_page
 
 
 def quote_from(text: str, rng: random.Random, words: int = 8) -> str | None:
-    """A verbatim sentence of the page that passes the quote gates (a random one among
-    them), else a window of `words` words: what a careless reader copies."""
-    usable = [
-        " ".join(text[lo:hi].split())
-        for lo, hi in sentences(text)
-        if _usable(" ".join(text[lo:hi].split()), text)
-    ]
-    if usable:
-        return rng.choice(usable)
+    """A verbatim window of `words` words from the page that passes the quote gates (the
+    panel's misreading: a yes without a mention quotes some passage)."""
     tokens = text.split()
     if len(tokens) < 3:
         return None
@@ -123,33 +56,53 @@ def quote_from(text: str, rng: random.Random, words: int = 8) -> str | None:
     return None
 
 
+def _window_answer(pool: dict[str, str], rng: random.Random, prefer: int) -> ConditionAnswer:
+    keys = list(pool)
+    order = keys[prefer % len(keys) :] + keys[: prefer % len(keys)]
+    for key in order:
+        quote = quote_from(pool[key], rng)
+        if quote:
+            return ConditionAnswer("yes", (key,), {key: quote})
+    return ConditionAnswer("no")
+
+
 def _answer(
     pool: dict[str, str],
     yes: bool,
     rng: random.Random,
     prefer: int,
     condition: dict[str, Any] | None = None,
+    need_support: bool = False,
 ) -> ConditionAnswer:
     """No, or yes with the page whose sentence supports the condition best (ties: the
-    `prefer`-th page in pool order first) and that sentence as the quote."""
+    `prefer`-th page in pool order first) and that sentence as the quote. With
+    `need_support`, a yes needs a sentence that supports the condition (else no)."""
     if not yes:
         return ConditionAnswer("no")
     keys = list(pool)
     order = keys[prefer % len(keys) :] + keys[: prefer % len(keys)]
-    forms = condition_forms(condition) if condition else []
-    best: tuple[int, str, str] | None = None
+    best: tuple[Sentence, str] | None = None
     for key in order:
-        span = mention_span(pool[key], forms) if forms else None
-        found = supporting_sentence(pool[key], condition, span)
-        if found is not None and (best is None or found[0] > best[0]):
-            best = (found[0], key, found[1])
-    if best is None:
-        for key in order:
-            quote = quote_from(pool[key], rng)
-            if quote:
-                return ConditionAnswer("yes", (key,), {key: quote})
-        return ConditionAnswer("no")
-    return ConditionAnswer("yes", (best[1],), {best[1]: best[2]})
+        found = supporting_sentence(pool[key], condition)
+        if found is not None and (best is None or found.score > best[0].score):
+            best = (found, key)
+    if best is None or (need_support and not supports(best[0], condition)):
+        if need_support:
+            return ConditionAnswer("no")  # nothing on the pages supports it
+        return _window_answer(pool, rng, prefer)
+    sentence, key = best
+    # People copy differently: one sentence of the best kind or, sometimes, it with its
+    # neighbour (whole sentences either way), so two readers' streams are rarely identical.
+    alike = [
+        c
+        for c in sentence_choices(pool[key], condition)
+        if c.score // 1000 == sentence.score // 1000
+        and c.mentions == sentence.mentions
+        and (not need_support or supports(c, condition))
+    ]
+    if alike:
+        sentence = rng.choice(alike)
+    return ConditionAnswer("yes", (key,), {key: sentence.text})
 
 
 def simulate(
@@ -177,9 +130,10 @@ def simulate(
         for ckey, pool in pools.items():
             yes_a = rng.random() < p_yes
             yes_b = yes_a if rng.random() < p_agree else not yes_a
-            a[ckey] = _answer(pool, yes_a, rng, prefer=0, condition=conds[ckey])
+            # A yes quotes a sentence that supports the condition, or becomes a no.
+            a[ckey] = _answer(pool, yes_a, rng, 0, conds[ckey], need_support=True)
             b[ckey] = _answer(
-                pool, yes_b, rng, prefer=0 if rng.random() < 0.7 else 1, condition=conds[ckey]
+                pool, yes_b, rng, 0 if rng.random() < 0.7 else 1, conds[ckey], need_support=True
             )
         for session, answers, cover in ((first, a, coverage[0]), (second, b, coverage[1])):
             if rng.random() >= cover:
@@ -200,35 +154,8 @@ def journal_files(project: Project, packet_id: str) -> list[Path]:
 
 # --- An evidence-reading panel: any number of people, e.g. three adjudicators -------------
 
-_FORMS = re.compile(r'"([^"]+)"')
 CONTESTED_DEFAULT = {"initial": 0.08, "adjudication": 0.3, "challenge": 0.3}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # as audit_app.access registers them
-
-
-def condition_forms(condition: dict[str, Any]) -> list[str]:
-    """The wordings a reader looks for: the name, plus the forms the rubric's note quotes."""
-    forms = [str(condition.get("name") or "")]
-    forms += _FORMS.findall(str(condition.get("note") or ""))
-    seen: dict[str, str] = {}
-    for form in forms:
-        norm = normalize(form)
-        if len(norm) >= 3:
-            seen.setdefault(norm, form)
-    return list(seen)  # normalized forms, longest-first matters little: any hit counts
-
-
-def mention_span(text: str, forms: list[str]) -> tuple[int, int] | None:
-    """[start, end) in the ORIGINAL page text of the first whole-word mention of a form."""
-    page = normalize_with_map(text)
-    best: tuple[int, int] | None = None
-    for form in forms:
-        pat = re.compile(r"(?<![a-z0-9])" + re.escape(form) + r"(?![a-z0-9])")
-        hit = pat.search(page.text)
-        if hit and (best is None or hit.start() < best[0]):
-            best = (hit.start(), hit.end())
-    if best is None:
-        return None
-    return page.origin[best[0]], page.origin[best[1] - 1] + 1
 
 
 def quote_around(text: str, span: tuple[int, int], rng: random.Random) -> str | None:
@@ -263,11 +190,9 @@ def _read_condition(
     evident: dict[str, tuple[int, int]],
     says_yes: bool,
     rng: random.Random,
-    condition: dict[str, Any] | None = None,
 ) -> ConditionAnswer:
     """One person's answer: a yes selects one (sometimes two) mentioning pages and quotes
-    the sentence holding the mention (a passage around it when that sentence is too long);
-    a yes without any mention (a misreading) quotes the page's best sentence."""
+    the mention; a yes without any mention (a misreading) quotes some passage."""
     if not says_yes:
         return ConditionAnswer("no")
     keys = sorted(evident)
@@ -275,15 +200,13 @@ def _read_condition(
     chosen: list[str] = []
     quotes: dict[str, str] = {}
     for key in keys[: 2 if rng.random() < 0.25 else 1]:
-        found = supporting_sentence(pool[key], condition, evident[key])
-        quote = found[1] if found and found[0] == 100 else None
-        quote = quote or quote_around(pool[key], evident[key], rng)
+        quote = quote_around(pool[key], evident[key], rng)
         if quote:
             chosen.append(key)
             quotes[key] = quote
     if chosen:
         return ConditionAnswer("yes", tuple(chosen), quotes)
-    return _answer(pool, True, rng, prefer=rng.randrange(len(pool)), condition=condition)
+    return _window_answer(pool, rng, prefer=rng.randrange(len(pool)))
 
 
 def label_claims(
@@ -395,7 +318,7 @@ def simulate_panel(
                     continue
                 depart = rng.random() < (0.5 if contested else p_slip)
                 says_yes = bool(evident) != depart
-                given[name][ckey] = _read_condition(pool, evident, says_yes, rng, cond)
+                given[name][ckey] = _read_condition(pool, evident, says_yes, rng)
         for session in sessions:
             rng = random.Random(f"{seed}:{packet.sha256}:{item_id}:{session.annotator}")
             if rng.random() >= coverage:

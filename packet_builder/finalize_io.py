@@ -103,7 +103,9 @@ def compute(
                 d = undecided[0]
                 raise InputError(
                     f"{len(undecided)} condition(s) of packet {name!r} are undecided "
-                    f"(first {d.item.item_id} {d.cond.key}: votes {dict(d.votes)})",
+                    f"(first {d.item.item_id} {d.cond.key}: votes "
+                    + " ".join(f"{k}={'yes' if v else 'no'}" for k, v in dict(d.votes).items())
+                    + ")",
                     hint="collect the missing responses or record `evaudit override`",
                 )
             for f in adj.finals or []:

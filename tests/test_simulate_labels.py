@@ -5,6 +5,7 @@ quotes a whole sentence of a displayed page (it passes the gates).
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from scipy.stats import binomtest
 
-from audit_app.simulate import sentences
+from audit_app.sentences import sentences
 from tests.classic_fixture import make_beir, make_trec, write_guideline
 from tests.conftest import cli_json, run_cli
 
@@ -63,6 +64,14 @@ def pages(d: Path) -> dict[str, str]:
     }
 
 
+def whole_sentences(page: str) -> set[str]:
+    """Each sentence of the page and each two neighbouring ones, spaces collapsed."""
+    spans = sentences(page)
+    one = [" ".join(page[a:b].split()) for a, b in spans]
+    two = [" ".join(page[a[0] : b[1]].split()) for a, b in itertools.pairwise(spans)]
+    return set(one + two)
+
+
 def test_without_noise_every_answer_is_the_label(project: Path) -> None:
     d = project
     cli_json("responses", "simulate", d, "initial", "--annotators", "Q,R", "--answers",
@@ -79,9 +88,8 @@ def test_without_noise_every_answer_is_the_label(project: Path) -> None:
             for cond in yes:
                 (page, quote), = cond["quotes"].items()  # fmt: skip
                 assert page in cond["pages"]
-                # A whole sentence of the shown page, as the page splits into sentences.
-                whole = [" ".join(text[page][a:b].split()) for a, b in sentences(text[page])]
-                assert quote in whole, (quote, text[page])
+                # Whole sentences of the shown page, as the page splits into sentences.
+                assert quote in whole_sentences(text[page]), (quote, text[page])
     # The same chain the CLI reports: the two agree on every pair, and nothing demotes.
     audit = cli_json("agreement", "audit", d, "initial", "--raters", "Q,R")
     assert audit["exact_grade_agreement"]["rate"] == 1.0
@@ -114,3 +122,48 @@ def test_bad_answers_mode_is_refused(project: Path) -> None:
                   "--answers", "guess", expect=2)  # fmt: skip
     assert "'guess' is not one of 'pages', 'labels'" in res.output + res.stderr
     assert not (project / "journals" / "initial" / "Z.jsonl").exists()
+
+
+def test_the_demo_fill_quotes_sentences_that_support_their_condition(tmp_path: Path) -> None:
+    from audit_app.sentences import is_prose
+    from audit_app.simulate import simulate
+    from tests.app_fixture import build
+
+    fx = build(tmp_path / "p", items=4, conditions=2, pages=3)
+    simulate(fx.project, "initial", ("alice", "bob"))
+    text = pages(fx.project.root)
+    quotes = [
+        (page, quote)
+        for name in ("alice", "bob")
+        for ln in lines(fx.project.root, name)
+        for cond in ln["conditions"].values()
+        for page, quote in cond.get("quotes", {}).items()
+    ]
+    assert quotes
+    for page, quote in quotes:
+        # Whole sentences of the page (one, or two neighbours), holding the page's one
+        # sentence about its programme meeting the target.
+        assert quote in whole_sentences(text[page]), (quote, text[page])
+        assert fx.quotes[page] in quote and is_prose(quote)
+
+
+def test_errors_read_plainly(project: Path, tmp_path: Path) -> None:
+    """No Python dict in the undecided-votes error; a JSON error is not cut off."""
+    d = project
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "evaudit-responses", "items": {"J001": {"comment": "a\x01b"}}}')
+    res = run_cli("responses", "import", d, bad, expect=2)
+    assert "bad.json:1: not valid JSON (Invalid control character at column 65)" in res.stderr
+    cli_json("responses", "simulate", d, "initial", "--annotators", "S,T", "--answers",
+             "labels", "--noise", 0.1, "--seed", 3)  # fmt: skip
+    queue = tmp_path / "queue.json"
+    cli_json("repair", "plan", d, "initial", "--raters", "S,T", "--queue-out", queue)
+    cli_json("packet", "build", d, "--name", "adjm", "--kind", "adjudication", "--queue", queue,
+             "--seed", 7)  # fmt: skip
+    cli_json("responses", "simulate", d, "adjm", "--annotators", "U,V,W,X", "--answers",
+             "labels", "--noise", 0.5, "--seed", 2)  # fmt: skip
+    res = run_cli("finalize", d, "--out", tmp_path / "rev", "--initial", "initial",
+                  "--initial-raters", "S,T", expect=None)  # fmt: skip
+    assert res.exit_code == 2  # these seeds leave a condition undecided (a tie)
+    assert "are undecided (first J" in res.stderr and "votes U=" in res.stderr, res.stderr
+    assert "{" not in res.stderr and "True" not in res.stderr and "False" not in res.stderr
