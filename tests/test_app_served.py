@@ -176,9 +176,19 @@ def test_admin_views_read_plainly(served, browser, tmp_path: Path) -> None:
     )
     quote = pg.locator(".ev-unblinded td.wrap").first
     assert quote.evaluate("e => getComputedStyle(e).whiteSpace") == "pre-wrap"
+    # Wide: it scrolls sideways inside its box, the first column staying in view.
+    first = pg.locator(".ev-unblinded td").first
+    assert first.evaluate("e => getComputedStyle(e).position") == "sticky"
+    box = pg.locator(".ev-unblinded")
+    assert box.evaluate("e => e.scrollWidth > e.clientWidth")
+    box.evaluate("e => { e.scrollLeft = 400; }")
+    assert abs(first.bounding_box()["x"] - box.bounding_box()["x"]) < 3  # still at the left
     tbox = table.bounding_box()
     assert tbox is not None and tbox["height"] >= 900 * 0.6  # most of the window
     pg.screenshot(path=str(tmp_path / "responses.png"))
     pg.get_by_role("tab", name="Plots").click()
     pg.get_by_text(re.compile(r"time \(Asia/(Kolkata|Calcutta), 24-hour\)")).wait_for(timeout=T)
+    chart = pg.locator("[data-testid=stVegaLiteChart]:visible").first.inner_text()
+    ticks = re.findall(r"^\d\d:\d\d(?::\d\d(?:\.\d{3})?)?$", chart, flags=re.M)
+    assert len(ticks) >= 2 and len(set(ticks)) == len(ticks), ticks  # each tick once
     context.close()

@@ -81,11 +81,26 @@ def _zone() -> tzinfo:
 
 def _table(frame: pd.DataFrame, key: str | None = None, **kwargs: Any) -> None:
     """A read-only table: blank cells for missing figures, counts as integers."""
-    config = {
-        name: st.column_config.NumberColumn(format=fmt)
-        for name, fmt in display.number_formats(frame).items()
+    formats = display.number_formats(frame)
+    config: dict[str, Any] = {
+        name: st.column_config.NumberColumn(format=fmt) for name, fmt in formats.items()
     }
-    st.dataframe(frame, hide_index=True, column_config=config, placeholder="", key=key, **kwargs)
+    if len(frame.columns):  # a wide table scrolls sideways; its first column stays in view
+        first = str(frame.columns[0])
+        config[first] = (
+            st.column_config.NumberColumn(format=formats[first], pinned=True)
+            if first in formats
+            else st.column_config.Column(pinned=True)
+        )
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_config=config,
+        placeholder="",
+        key=key,
+        width="stretch",
+        **kwargs,
+    )
 
 
 def _progress(project: Project) -> None:
@@ -206,12 +221,15 @@ def _plots(project: Project, packet_id: str) -> None:
         time=display.local_times(timeline, ["ts"], zone)["ts"],
         ts=display.wall_clock(timeline["ts"], zone),
     )
-    # The wall-clock times are drawn as UTC so the axis shows the zone's own hours.
+    # The wall-clock times are drawn as UTC so the axis shows the zone's own hours; the
+    # tick step and label format go together so no two ticks read the same.
+    ticks = display.time_ticks(timeline["ts"])
+    values = ticks.vega_values(timeline["ts"].min(), timeline["ts"].max())
     x = alt.X(
         "ts:T",
         title=f"time ({display.zone_label(zone)}, 24-hour)",
         scale=alt.Scale(type="utc"),
-        axis=alt.Axis(format="%H:%M", labelAngle=0),
+        axis=alt.Axis(format=ticks.format, labelAngle=0, values=values),
     )
     chart = (
         alt.Chart(timeline)
