@@ -69,7 +69,9 @@ CREATE TRIGGER evaudit_overrides_no_truncate BEFORE TRUNCATE ON evaudit_override
 
 
 class JournalUnavailable(OSError):
-    """The database could not be reached or refused the write: nothing was saved."""
+    """The database could not be reached or refused the write: the save did not commit
+    (or, when the connection died during COMMIT, may have: the caller re-sends the same
+    state, which the judging card then finds already saved and does not write again)."""
 
 
 # --- connections -------------------------------------------------------------------------
