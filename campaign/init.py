@@ -58,23 +58,23 @@ def password_problem(password: str) -> str | None:
     )
 
 
-def require_strong(password: str, where: Path) -> None:
+def require_strong(
+    password: str,
+    where: Path,
+    hint: str = "choose a longer password of several uncommon words, or give none to have "
+    "one generated",
+) -> None:
     """Refuse a weak chosen password with a one-line error naming the project folder."""
     problem = password_problem(password)
     if problem:
-        raise InputError(
-            problem,
-            file=where,
-            hint="choose a longer password of several uncommon words, or give none "
-            "to have one generated",
-        )
+        raise InputError(problem, file=where, hint=hint)
 
 
 def set_admin_password(project: Project, password: str) -> None:
     """Store a new admin password (salted, stretched) in project.json. Open admin sessions
     end at their next page run: each holds the fingerprint of the record it signed in
     with (`audit_app.access.admin_fingerprint`)."""
-    require_strong(password, project.meta_path)
+    require_strong(password, project.meta_path, "choose a longer one of several uncommon words")
     meta = project.meta()
     meta["admin_password"] = hash_secret(password)
     write_json_atomic(project.meta_path, meta)
