@@ -6,11 +6,17 @@ is stored salted and stretched in `project.json` (see `campaign.project`).
 Registry updates hold an exclusive lock so two concurrent `annotator add` calls
 cannot lose each other's entry.
 
-Admin sign-in is throttled per server process (`admin_sign_in`): after each wrong
-password the next try waits twice as long (1, 2, 4 ... s), and after
-`LOCKOUT_AFTER` wrong passwords in a row sign-in is locked for `LOCKOUT_SECONDS`.
-The state lives in this module (one `LoginThrottle` per project folder), so it
-survives Streamlit reruns and is shared by every browser session of the server;
+Admin sign-in is throttled per server process and per client address (`admin_sign_in`):
+after each wrong password from one client the next try from that client waits twice as
+long (1, 2, 4 ... s), and after `LOCKOUT_AFTER` wrong passwords in a row that client is
+locked out for `LOCKOUT_SECONDS`. Another client's right password is never refused for
+it. Over all clients, `GLOBAL_CAP` wrong passwords within `GLOBAL_WINDOW_SECONDS` pause
+every check until the window has room again: one client cannot reach that cap (its own
+lockout comes first), so it takes a guessing campaign from many addresses.
+`/_stcore/metrics` has its own credential (`check_metrics_token`) and its own throttle
+of the same kind (`metrics_sign_in`), so nothing sent there touches admin sign-in.
+The state lives in this module (one `ClientThrottles` per project folder and purpose),
+so it survives Streamlit reruns and is shared by every browser session of the server;
 restarting the server clears it.
 """
 
@@ -25,6 +31,7 @@ import re
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -87,7 +94,9 @@ def read_registry(project: Project, stale_ok: bool = False) -> dict[str, dict[st
         obj = json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"corrupt annotator registry ({exc.msg})", file=path, line=exc.lineno
+            f"corrupt annotator registry ({exc.msg.removesuffix(' at')} at column {exc.colno})",
+            file=path,
+            line=exc.lineno,
         ) from exc
     people = obj.get("annotators") if isinstance(obj, dict) else None
     if not isinstance(people, dict):
@@ -214,6 +223,7 @@ MAX_DELAY_SECONDS = 300
 class SignIn:
     ok: bool
     message: str  # for the person signing in; empty when ok
+    checked: bool = True  # False: refused during a wait without looking at the password
 
 
 @dataclass
@@ -231,11 +241,15 @@ class LoginThrottle:
     def wait_left(self) -> float:
         return max(0.0, self.not_before - self.clock())
 
+    def idle(self) -> bool:
+        """Nothing left to hold against the client: its last wait ended a lockout ago."""
+        return self.clock() - self.not_before > LOCKOUT_SECONDS
+
     def attempt(self, check: Callable[[], bool]) -> SignIn:
         with self.lock:  # one check at a time: concurrent guesses cannot share a window
             left = self.wait_left()
             if left > 0:
-                return SignIn(False, self._refusal(left))
+                return SignIn(False, self._refusal(left), checked=False)
             if check():
                 self.failures, self.not_before = 0, 0.0
                 return SignIn(True, "")
@@ -259,16 +273,108 @@ class LoginThrottle:
         return f"Too soon after a wrong password: wait {seconds} s before the next try."
 
 
-_THROTTLES: dict[str, LoginThrottle] = {}
+@dataclass
+class ClientThrottles:
+    """One `LoginThrottle` per client address plus a cap over all clients (module doc)."""
+
+    clock: Callable[[], float] = time.monotonic
+    clients: dict[str, LoginThrottle] = field(default_factory=dict)
+    recent_failures: deque[float] = field(default_factory=deque)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def for_client(self, client: str) -> LoginThrottle:
+        with self.lock:
+            found = self.clients.get(client)
+            if found is None:
+                found = self.clients[client] = LoginThrottle(clock=self.clock)
+            return found
+
+    def attempt(self, client: str, check: Callable[[], bool]) -> SignIn:
+        with self.lock:
+            now = self.clock()
+            while self.recent_failures and self.recent_failures[0] <= now - GLOBAL_WINDOW_SECONDS:
+                self.recent_failures.popleft()
+            if len(self.recent_failures) >= GLOBAL_CAP:
+                left = self.recent_failures[0] + GLOBAL_WINDOW_SECONDS - now
+                return SignIn(
+                    False,
+                    f"Sign-in is paused: {len(self.recent_failures)} wrong passwords from "
+                    f"several addresses in {GLOBAL_WINDOW_SECONDS // 60} minutes. Try again in "
+                    f"{int(left + 0.999)} s, or restart the server (`evaudit serve`).",
+                    checked=False,
+                )
+            throttle = self.clients.get(client)
+            if throttle is None:
+                throttle = self.clients[client] = LoginThrottle(clock=self.clock)
+        result = throttle.attempt(check)
+        with self.lock:
+            if result.checked and not result.ok:
+                self.recent_failures.append(self.clock())
+            if result.ok or len(self.clients) > MAX_TRACKED_CLIENTS:
+                self._forget_idle()
+        return result
+
+    def _forget_idle(self) -> None:
+        """Drop clients with nothing to remember (keeps memory bounded under a flood)."""
+        for name in [n for n, t in self.clients.items() if t.failures == 0 or t.idle()]:
+            del self.clients[name]
+
+
+GLOBAL_CAP = 100  # wrong passwords over all clients per window (one client: at most ~11)
+GLOBAL_WINDOW_SECONDS = 15 * 60
+MAX_TRACKED_CLIENTS = 10_000
+LOCAL_CLIENT = "local"  # a connection from this machine (Streamlit reports no address)
+
+_THROTTLES: dict[tuple[str, str], ClientThrottles] = {}
 _THROTTLES_LOCK = threading.Lock()
 
 
-def login_throttle(project: Project) -> LoginThrottle:
-    """This server's throttle for the project (created on first use)."""
+def client_throttles(project: Project, purpose: str = "admin") -> ClientThrottles:
+    """This server's throttles for the project and purpose ("admin" or "metrics")."""
     with _THROTTLES_LOCK:
-        return _THROTTLES.setdefault(str(project.root), LoginThrottle())
+        return _THROTTLES.setdefault((str(project.root), purpose), ClientThrottles())
 
 
-def admin_sign_in(project: Project, password: str | None) -> SignIn:
-    """Check the admin password through the server's throttle."""
-    return login_throttle(project).attempt(lambda: check_admin_password(project, password))
+def client_key(address: object) -> str:
+    """The throttle's key for a client address (`LOCAL_CLIENT` when there is none)."""
+    return address if isinstance(address, str) and address else LOCAL_CLIENT
+
+
+def login_throttle(project: Project, client: str | None = None) -> LoginThrottle:
+    """This server's admin sign-in throttle for one client (created on first use)."""
+    return client_throttles(project).for_client(client_key(client))
+
+
+def admin_sign_in(project: Project, password: str | None, client: object = None) -> SignIn:
+    """Check the admin password through the server's throttle for this client address."""
+    return client_throttles(project).attempt(
+        client_key(client), lambda: check_admin_password(project, password)
+    )
+
+
+def admin_fingerprint(project: Project) -> str:
+    """Names the stored admin password record: a session signed in under another one (the
+    password was changed since, `evaudit admin password`) is signed out."""
+    stored = project.meta().get("admin_password")
+    if not isinstance(stored, dict):
+        return ""
+    return hashlib.sha256(json.dumps(stored, sort_keys=True).encode()).hexdigest()
+
+
+def check_metrics_token(project: Project, token: str | None) -> bool:
+    """Whether `token` is the project's metrics credential (`evaudit admin metrics-token`)."""
+    stored = project.meta().get("metrics_token")
+    if not token or not isinstance(stored, dict):
+        return False
+    return hmac.compare_digest(str(stored.get("sha256", "")), token_sha256(token))
+
+
+def has_metrics_token(project: Project) -> bool:
+    return isinstance(project.meta().get("metrics_token"), dict)
+
+
+def metrics_sign_in(project: Project, token: str | None, client: object = None) -> SignIn:
+    """Check a metrics request's credential through the metrics throttle (never the admin's)."""
+    return client_throttles(project, "metrics").attempt(
+        client_key(client), lambda: check_metrics_token(project, token)
+    )

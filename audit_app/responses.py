@@ -162,6 +162,12 @@ def _check_item(
     return errs, state
 
 
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """The decoder's complaint with its column: `exc.msg` alone can end mid-sentence
+    ("Invalid control character at")."""
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+
+
 def import_responses(project: Project, path: Path) -> dict[str, Any]:
     """Validate a response export fully, then append its changed items to the journal."""
     try:
@@ -169,7 +175,13 @@ def import_responses(project: Project, path: Path) -> dict[str, Any]:
     except FileNotFoundError as exc:
         raise InputError("file not found", file=path) from exc
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg})", file=path, line=exc.lineno) from exc
+        raise InputError(
+            f"not valid JSON ({json_problem(exc)})",
+            file=path,
+            line=exc.lineno,
+            hint="a quote or comment may hold a raw control character (a tab or line break "
+            "copied from a PDF): write it as \\t or \\n, or export the file again",
+        ) from exc
     errs, packet = _check_header(obj, project, Path(path))
     states: dict[str, ItemState] = {}
     if packet is not None and isinstance(obj.get("items"), dict):

@@ -10,8 +10,11 @@
   and `Referrer-Policy: no-referrer` (login URLs carry the token: a link followed from
   the app must not send it to another site);
 * `/_stcore/metrics` (Streamlit's unauthenticated Prometheus endpoint: session counts,
-  cache sizes) answers 401 unless the request carries HTTP basic auth whose password is
-  the admin password, checked through the same per-server throttle as the sign-in form.
+  cache sizes) answers 404 unless the server was started with `evaudit serve --metrics`;
+  then 401 unless the request carries the project's metrics token (`evaudit admin
+  metrics-token DIR`) as a bearer token or as the password of HTTP basic auth, checked
+  through a throttle of its own per client address. The admin password is never
+  accepted there, and nothing sent there counts against admin sign-in.
 
 Streamlit has no config option for either (docs/deploy.md).
 """
@@ -55,10 +58,20 @@ def is_metrics(path: str) -> bool:
     return normal == METRICS or normal.endswith(METRICS)
 
 
+def metrics_enabled() -> bool:
+    """`evaudit serve --metrics` passes `--metrics` after `--`."""
+    return "--metrics" in sys.argv[1:]
+
+
 def basic_password(scope: Scope) -> str | None:
-    """The password of an `Authorization: Basic` header (any user name), else None."""
+    """The password of an `Authorization: Basic` header (any user name), the token of a
+    `Bearer` one, else None."""
     for name, value in scope.get("headers") or ():
-        if name.lower() == b"authorization" and value[:6].lower() == b"basic ":
+        if name.lower() != b"authorization":
+            continue
+        if value[:7].lower() == b"bearer ":
+            return value[7:].strip().decode("latin-1")
+        if value[:6].lower() == b"basic ":
             try:
                 decoded = base64.b64decode(value[6:].strip(), validate=True).decode()
             except (binascii.Error, UnicodeDecodeError):
@@ -67,15 +80,19 @@ def basic_password(scope: Scope) -> str | None:
     return None
 
 
-def admin_allowed(scope: Scope) -> tuple[bool, str]:
-    """Check the admin password of a metrics request (throttled; blocking, PBKDF2)."""
-    from audit_app.access import admin_sign_in
+def metrics_allowed(scope: Scope) -> tuple[bool, str]:
+    """Check the metrics token of a request (its own throttle, per client address)."""
+    from audit_app.access import metrics_sign_in
     from campaign.project import open_project
 
-    password = basic_password(scope)
-    if password is None:
-        return False, "metrics are for the admin: HTTP basic auth with the admin password"
-    result = admin_sign_in(open_project(project_root()), password)
+    token = basic_password(scope)
+    if token is None:
+        return False, (
+            "metrics need the metrics token (`evaudit admin metrics-token DIR`) as a bearer "
+            "token or the password of HTTP basic auth"
+        )
+    client = scope.get("client")
+    result = metrics_sign_in(open_project(project_root()), token, client[0] if client else None)
     return result.ok, result.message
 
 
@@ -90,7 +107,10 @@ class HttpGuard:
             await self.app(scope, receive, send)
             return
         if is_metrics(str(scope.get("path", ""))):
-            ok, why = await run_in_threadpool(admin_allowed, scope)
+            if not metrics_enabled():
+                await _refuse(send, "metrics are off (start the server with --metrics)", 404)
+                return
+            ok, why = await run_in_threadpool(metrics_allowed, scope)
             if not ok:
                 await _refuse(send, why)
                 return
@@ -105,20 +125,17 @@ class HttpGuard:
         await self.app(scope, receive, send_with_headers)
 
 
-async def _refuse(send: Any, why: str) -> None:
-    body = f"401 Unauthorized: {why}\n".encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Basic realm="evaudit admin", charset="UTF-8"'),
-                *FRAME_HEADERS,
-            ],
-        }
-    )
+async def _refuse(send: Any, why: str, status: int = 401) -> None:
+    title = "Not Found" if status == 404 else "Unauthorized"
+    body = f"{status} {title}: {why}\n".encode()
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        *FRAME_HEADERS,
+    ]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Basic realm="evaudit metrics", charset="UTF-8"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

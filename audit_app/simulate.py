@@ -2,12 +2,19 @@
 
 `simulate` (the demo's `--simulate`) fills two annotators' journals with answers
 drawn at random; `simulate_panel` (`evaudit responses simulate`) makes any number
-of people, e.g. the initial pair or three adjudicators, read the displayed pages:
-a yes quotes the passage around a mention of the condition.
+of people, e.g. the initial pair or three adjudicators, answer either by reading the
+displayed pages (a condition is evident where a page mentions it) or from the labels
+under test (`answers="labels"`, for BEIR and TREC projects, whose one condition per
+query is rarely worded on the page), each answer departing from them with a stated
+`noise` rate.
+
+Every yes quotes a whole sentence of a displayed page, the one that supports the
+condition best: the sentence holding a mention of the condition (its name or a form
+its note quotes), else the one sharing most words with the condition's name and
+requirement (`supporting_sentence`); it passes the quote gates.
 
 In `simulate`, each simulated person answers every condition of most items; a yes selects a
-page and quotes a verbatim word window taken from that page's text (so the
-quote passes the gates). The second person agrees with the first most of the
+page and quotes its supporting sentence. The second person agrees with the first most of the
 time and otherwise flips the answer or picks another page, which gives the
 admin views real agreement and confusion figures. Written through
 `AnnotatorSession.save`, so the lines are exactly what the app writes.
@@ -20,16 +27,25 @@ import re
 from pathlib import Path
 from typing import Any
 
+from audit_app.sentences import (
+    Sentence,
+    condition_forms,
+    mention_span,
+    sentence_choices,
+    supporting_sentence,
+    supports,
+)
 from audit_app.session import AnnotatorSession, ItemState
 from campaign.project import Project
 from campaign.simulated import record_simulated
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer
-from vocabulary.textnorm import is_nontrivial, normalize, normalize_with_map, quote_in_page
+from vocabulary.textnorm import is_nontrivial, quote_in_page
 
 
 def quote_from(text: str, rng: random.Random, words: int = 8) -> str | None:
-    """A verbatim window of `words` words from the page that passes the quote gates."""
+    """A verbatim window of `words` words from the page that passes the quote gates (the
+    panel's misreading: a yes without a mention quotes some passage)."""
     tokens = text.split()
     if len(tokens) < 3:
         return None
@@ -41,9 +57,7 @@ def quote_from(text: str, rng: random.Random, words: int = 8) -> str | None:
     return None
 
 
-def _answer(pool: dict[str, str], yes: bool, rng: random.Random, prefer: int) -> ConditionAnswer:
-    if not yes:
-        return ConditionAnswer("no")
+def _window_answer(pool: dict[str, str], rng: random.Random, prefer: int) -> ConditionAnswer:
     keys = list(pool)
     order = keys[prefer % len(keys) :] + keys[: prefer % len(keys)]
     for key in order:
@@ -51,6 +65,45 @@ def _answer(pool: dict[str, str], yes: bool, rng: random.Random, prefer: int) ->
         if quote:
             return ConditionAnswer("yes", (key,), {key: quote})
     return ConditionAnswer("no")
+
+
+def _answer(
+    pool: dict[str, str],
+    yes: bool,
+    rng: random.Random,
+    prefer: int,
+    condition: dict[str, Any] | None = None,
+    need_support: bool = False,
+) -> ConditionAnswer:
+    """No, or yes with the page whose sentence supports the condition best (ties: the
+    `prefer`-th page in pool order first) and that sentence as the quote. With
+    `need_support`, a yes needs a sentence that supports the condition (else no)."""
+    if not yes:
+        return ConditionAnswer("no")
+    keys = list(pool)
+    order = keys[prefer % len(keys) :] + keys[: prefer % len(keys)]
+    best: tuple[Sentence, str] | None = None
+    for key in order:
+        found = supporting_sentence(pool[key], condition)
+        if found is not None and (best is None or found.score > best[0].score):
+            best = (found, key)
+    if best is None or (need_support and not supports(best[0], condition)):
+        if need_support:
+            return ConditionAnswer("no")  # nothing on the pages supports it
+        return _window_answer(pool, rng, prefer)
+    sentence, key = best
+    # People copy differently: one sentence of the best kind or, sometimes, it with its
+    # neighbour (whole sentences either way), so two readers' streams are rarely identical.
+    alike = [
+        c
+        for c in sentence_choices(pool[key], condition)
+        if c.score // 1000 == sentence.score // 1000
+        and c.mentions == sentence.mentions
+        and (not need_support or supports(c, condition))
+    ]
+    if alike:
+        sentence = rng.choice(alike)
+    return ConditionAnswer("yes", (key,), {key: sentence.text})
 
 
 def simulate(
@@ -73,13 +126,17 @@ def simulate(
     record_simulated(project, packet_id, annotators)  # `annotator list` marks them
     for item_id in first.packet.item_ids:
         pools = first.packet.pools(item_id)
+        conds = {str(c["condition_key"]): c for c in first.packet.item(item_id)["conditions"]}
         a: dict[str, ConditionAnswer] = {}
         b: dict[str, ConditionAnswer] = {}
         for ckey, pool in pools.items():
             yes_a = rng.random() < p_yes
             yes_b = yes_a if rng.random() < p_agree else not yes_a
-            a[ckey] = _answer(pool, yes_a, rng, prefer=0)
-            b[ckey] = _answer(pool, yes_b, rng, prefer=0 if rng.random() < 0.7 else 1)
+            # A yes quotes a sentence that supports the condition, or becomes a no.
+            a[ckey] = _answer(pool, yes_a, rng, 0, conds[ckey], need_support=True)
+            b[ckey] = _answer(
+                pool, yes_b, rng, 0 if rng.random() < 0.7 else 1, conds[ckey], need_support=True
+            )
         for session, answers, cover in ((first, a, coverage[0]), (second, b, coverage[1])):
             if rng.random() >= cover:
                 continue
@@ -99,35 +156,8 @@ def journal_files(project: Project, packet_id: str) -> list[Path]:
 
 # --- An evidence-reading panel: any number of people, e.g. three adjudicators -------------
 
-_FORMS = re.compile(r'"([^"]+)"')
 CONTESTED_DEFAULT = {"initial": 0.08, "adjudication": 0.3, "challenge": 0.3}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # as audit_app.access registers them
-
-
-def condition_forms(condition: dict[str, Any]) -> list[str]:
-    """The wordings a reader looks for: the name, plus the forms the rubric's note quotes."""
-    forms = [str(condition.get("name") or "")]
-    forms += _FORMS.findall(str(condition.get("note") or ""))
-    seen: dict[str, str] = {}
-    for form in forms:
-        norm = normalize(form)
-        if len(norm) >= 3:
-            seen.setdefault(norm, form)
-    return list(seen)  # normalized forms, longest-first matters little: any hit counts
-
-
-def mention_span(text: str, forms: list[str]) -> tuple[int, int] | None:
-    """[start, end) in the ORIGINAL page text of the first whole-word mention of a form."""
-    page = normalize_with_map(text)
-    best: tuple[int, int] | None = None
-    for form in forms:
-        pat = re.compile(r"(?<![a-z0-9])" + re.escape(form) + r"(?![a-z0-9])")
-        hit = pat.search(page.text)
-        if hit and (best is None or hit.start() < best[0]):
-            best = (hit.start(), hit.end())
-    if best is None:
-        return None
-    return page.origin[best[0]], page.origin[best[1] - 1] + 1
 
 
 def quote_around(text: str, span: tuple[int, int], rng: random.Random) -> str | None:
@@ -178,7 +208,38 @@ def _read_condition(
             quotes[key] = quote
     if chosen:
         return ConditionAnswer("yes", tuple(chosen), quotes)
-    return _answer(pool, True, rng, prefer=rng.randrange(len(pool)))
+    return _window_answer(pool, rng, prefer=rng.randrange(len(pool)))
+
+
+def label_claims(
+    project: Project, packet_id: str, items: list[dict[str, Any]]
+) -> dict[str, set[str]]:
+    """item_id -> the condition keys the label under test claims: as many as the admin
+    key's grade, those a displayed page mentions first, then in packet order."""
+    from campaign.packets import read_admin_key
+
+    key_items = read_admin_key(project, packet_id).get("items") or {}
+    claims: dict[str, set[str]] = {}
+    for item in items:
+        item_id = str(item["item_id"])
+        entry = key_items.get(item_id)
+        if not isinstance(entry, dict) or not isinstance(entry.get("grade"), int):
+            raise InputError(
+                f"the admin key has no grade for item {item_id}",
+                file=project.key_path(packet_id),
+                hint="rebuild the packet with `evaudit packet build`, or use --answers pages",
+            )
+        conds = item["conditions"]
+        mentioned = [
+            str(c["condition_key"])
+            for c in conds
+            if _evident_pages(
+                {str(p["page_key"]): str(p["text"]) for p in c["pages"]}, condition_forms(c)
+            )
+        ]
+        order = list(dict.fromkeys(mentioned + [str(c["condition_key"]) for c in conds]))
+        claims[item_id] = set(order[: max(0, min(int(entry["grade"]), len(order)))])
+    return claims
 
 
 def simulate_panel(
@@ -190,6 +251,8 @@ def simulate_panel(
     p_contested: float | None = None,
     p_slip: float = 0.03,
     coverage: float = 1.0,
+    answers: str = "pages",
+    noise: float = 0.1,
 ) -> dict[str, int]:
     """Journals of several people who read the displayed pages (e.g. three adjudicators).
 
@@ -202,7 +265,15 @@ def simulate_panel(
     adjudication and challenge packets, whose items are the cases people disagreed on. Each (item, condition, person) draws from its own seeded generator, so
     a person's answers do not depend on who else is simulated or on the order of items.
     `coverage` < 1 leaves some items unanswered. Returns saved lines per person.
+
+    With `answers="labels"` (BEIR and TREC projects) the people answer from the labels
+    under test instead (the admin key's grade: that many of the item's conditions are
+    yes, those a page mentions first), and each answer departs from the label with
+    probability `noise`, independently per person; `p_contested` and `p_slip` are not
+    used. Every yes quotes the supporting sentence of the page it selects.
     """
+    if answers not in ("pages", "labels"):
+        raise InputError(f"unknown answers mode {answers!r}", hint="use pages or labels")
     bad = [n for n in annotators if not _NAME.match(n)]
     if bad or not annotators or len(set(annotators)) != len(annotators):
         raise InputError(
@@ -230,11 +301,12 @@ def simulate_panel(
     packet = sessions[0].packet
     if p_contested is None:
         p_contested = CONTESTED_DEFAULT.get(packet.kind, 0.3)
+    labels = label_claims(project, packet_id, packet.items) if answers == "labels" else {}
     saved = dict.fromkeys(annotators, 0)
     record_simulated(project, packet_id, annotators)  # `annotator list` marks them
     for item in packet.items:
         item_id = str(item["item_id"])
-        answers: dict[str, dict[str, ConditionAnswer]] = {name: {} for name in annotators}
+        given: dict[str, dict[str, ConditionAnswer]] = {name: {} for name in annotators}
         for cond in item["conditions"]:
             ckey = str(cond["condition_key"])
             pool = {str(p["page_key"]): str(p["text"]) for p in cond["pages"]}
@@ -243,14 +315,18 @@ def simulate_panel(
             contested = shared.random() < p_contested
             for name in annotators:
                 rng = random.Random(f"{seed}:{packet.sha256}:{item_id}:{ckey}:{name}")
+                if answers == "labels":
+                    says_yes = (ckey in labels[item_id]) != (rng.random() < noise)
+                    given[name][ckey] = _answer(pool, says_yes, rng, 0, cond)
+                    continue
                 depart = rng.random() < (0.5 if contested else p_slip)
                 says_yes = bool(evident) != depart
-                answers[name][ckey] = _read_condition(pool, evident, says_yes, rng)
+                given[name][ckey] = _read_condition(pool, evident, says_yes, rng)
         for session in sessions:
             rng = random.Random(f"{seed}:{packet.sha256}:{item_id}:{session.annotator}")
             if rng.random() >= coverage:
                 continue
-            mine = answers[session.annotator]
+            mine = given[session.annotator]
             unclear = rng.random() < 0.03
             comment = "The rubric could be read more narrowly here." if unclear else ""
             session.save(item_id, ItemState(mine, unclear, comment))

@@ -1,6 +1,8 @@
 """The append-only response journal: one JSON line per saved decision, fsync'ed.
 
-A save is durable when `append` returns. Concurrent writers (several browser
+A save is durable when `append` returns; when it raises (a full disk, an I/O error),
+nothing of that line stays in the file, and the caller keeps the change to send again.
+Concurrent writers (several browser
 sessions of one annotator) are serialised with an exclusive file lock so
 sequence numbers stay unique and lines never interleave. A crash can leave at
 most one partial final line; readers skip it and the next append starts on a
@@ -27,6 +29,7 @@ Backends: a project's journals are files (the default, above) or rows of Postgre
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -40,14 +43,16 @@ from campaign.project import now_iso, open_private
 from vocabulary.jsonread import json_loads
 
 _TAIL_BYTES = 1 << 16
+DB_CURSOR = -1  # a cursor (DB_CURSOR, DB_CURSOR, seq): database rows read up to that seq
 
 
 @dataclass(frozen=True)
 class JournalRead:
     lines: list[dict[str, Any]]
     skipped: int  # unparsable (partial) lines
-    # Where this read stopped in a file journal: (device, inode, byte offset after the last
-    # line read). None when the read cannot be continued (database rows, a partial last line).
+    # Where this read stopped: in a file journal (device, inode, byte offset after the last
+    # line read); in the database (DB_CURSOR, DB_CURSOR, highest seq read). None when the
+    # read cannot be continued (a partial last line).
     cursor: tuple[int, int, int] | None = None
 
 
@@ -87,13 +92,40 @@ def _append_file(path: Path, record: dict[str, Any]) -> dict[str, Any]:
                 prefix = b"\n"  # a crash left a partial line; keep it isolated
         line = {"seq": _last_seq(fd, size, path) + 1, "ts": now_iso(), **record}
         data = prefix + json.dumps(line, ensure_ascii=False, sort_keys=True).encode() + b"\n"
-        os.write(fd, data)
-        os.fsync(fd)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        except OSError:
+            _undo_append(fd, size)
+            raise
     finally:
         os.close(fd)  # closing releases the lock
     if size == 0:
         _fsync_dir(path.parent)
     return line
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte or raise: a full disk first answers with a short write (the
+    part that fit), and only the next write fails with ENOSPC."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
+
+
+def _undo_append(fd: int, size: int) -> None:
+    """After a failed write or fsync (ENOSPC, EIO), cut the file back to the `size` it had
+    under this lock, so no part of the unsaved line stays to be read. Best effort: if
+    the disk refuses that too, the partial line is isolated by the next append and
+    skipped by readers, as after a crash."""
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    except OSError:
+        pass
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -206,8 +238,11 @@ def read_stream(
     name = annotator if annotator is not None else path.stem
     backend = backend_for(path.parent)
     read: JournalRead | None = None
-    if since is not None and since.cursor is not None and isinstance(backend, FileJournal):
-        read = _read_file(path, since.cursor)
+    if since is not None and since.cursor is not None:
+        if isinstance(backend, FileJournal) and since.cursor[0] != DB_CURSOR:
+            read = _read_file(path, since.cursor)
+        elif isinstance(backend, PgJournal) and since.cursor[0] == DB_CURSOR:
+            read = backend.read_after(path.stem, since.cursor[2])
     base = since if read is not None else None
     if read is None:
         read = backend.read(path.stem)
@@ -310,7 +345,14 @@ class PgJournal:
         return journal_pg.append(self.cfg, self.packet, annotator, record)
 
     def read(self, annotator: str) -> JournalRead:
-        return JournalRead(journal_pg.read_lines(self.cfg, self.packet, annotator), 0)
+        return self.read_after(annotator, 0)
+
+    def read_after(self, annotator: str, seq: int) -> JournalRead:
+        """The lines past `seq`, with a cursor to continue from (see `journal_pg.read_lines`:
+        rows of one stream become visible in seq order)."""
+        lines = journal_pg.read_lines(self.cfg, self.packet, annotator, seq)
+        last = max((int(ln["seq"]) for ln in lines), default=seq)
+        return JournalRead(lines, 0, (DB_CURSOR, DB_CURSOR, last))
 
     def annotators(self) -> list[str]:
         return journal_pg.annotators(self.cfg, self.packet)

@@ -133,9 +133,15 @@ def insert_lines(cfg: PgConfig, packet: str, annotator: str, lines: list[dict[st
             store_pg.insert_line(conn, cfg.campaign, packet, annotator, line)
 
 
-def read_lines(cfg: PgConfig, packet: str, annotator: str) -> list[dict[str, Any]]:
+def read_lines(
+    cfg: PgConfig, packet: str, annotator: str, after_seq: int = 0
+) -> list[dict[str, Any]]:
+    """The stream's lines past `after_seq`. A reader that saw every line up to seq N
+    misses none by asking for seq > N: writers of one stream hold its advisory lock from
+    reading the highest seq to their commit, and a commit is visible before that lock is
+    released, so the stream's rows become visible in seq order."""
     with transaction(cfg) as conn:
-        return store_pg.read_lines(conn, cfg.campaign, packet, annotator)
+        return store_pg.read_lines(conn, cfg.campaign, packet, annotator, after_seq)
 
 
 def signature(cfg: PgConfig, packet: str, annotator: str) -> tuple[int, int]:

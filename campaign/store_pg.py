@@ -69,7 +69,9 @@ CREATE TRIGGER evaudit_overrides_no_truncate BEFORE TRUNCATE ON evaudit_override
 
 
 class JournalUnavailable(OSError):
-    """The database could not be reached or refused the write: nothing was saved."""
+    """The database could not be reached or refused the write: the save did not commit
+    (or, when the connection died during COMMIT, may have: the caller re-sends the same
+    state, which the judging card then finds already saved and does not write again)."""
 
 
 # --- connections -------------------------------------------------------------------------
@@ -205,12 +207,16 @@ def insert_line(
     )
 
 
-def read_lines(conn: Conn, campaign: str, packet: str, annotator: str) -> list[dict[str, Any]]:
-    """The stream's lines (`{"seq", "ts", **state}`) in seq order."""
+def read_lines(
+    conn: Conn, campaign: str, packet: str, annotator: str, after_seq: int = 0
+) -> list[dict[str, Any]]:
+    """The stream's lines (`{"seq", "ts", **state}`) with seq above `after_seq`, in seq
+    order."""
     rows = conn.execute(
         "SELECT seq, ts, state FROM evaudit_journal"
-        " WHERE campaign = %s AND packet_id = %s AND annotator = %s ORDER BY seq",
-        (campaign, packet, annotator),
+        " WHERE campaign = %s AND packet_id = %s AND annotator = %s AND seq > %s"
+        " ORDER BY seq",
+        (campaign, packet, annotator, after_seq),
     ).fetchall()
     return [_line(seq, ts, state) for seq, ts, state in rows]
 

@@ -228,3 +228,36 @@ def test_admin_page_throttle_is_shared_by_sessions_and_survives_reruns(fx, monke
     other.text_input[0].input(PASSWORD)
     other.button[0].click().run()
     assert "## Campaign admin" in [m.value for m in other.markdown]
+
+
+def test_throttle_is_per_client_with_a_global_cap(fx) -> None:
+    clock = _Clock()
+    throttles = access.ClientThrottles(clock=clock)
+
+    def check(pw: str):
+        return lambda: access.check_admin_password(fx.project, pw)
+
+    # One client locks itself out; another client's right password is never refused.
+    for i in range(access.LOCKOUT_AFTER):
+        clock.now += throttles.for_client("10.0.0.1").wait_left()
+        assert not throttles.attempt("10.0.0.1", check(f"wrong-{i}")).ok
+    assert "is locked" in throttles.attempt("10.0.0.1", check(PASSWORD)).message
+    assert throttles.attempt("10.0.0.2", check(PASSWORD)).ok
+    # One client alone never reaches the cap: locked out again after each further guess.
+    clock.now += access.LOCKOUT_SECONDS
+    assert not throttles.attempt("10.0.0.1", check("wrong-again")).ok
+    assert "is locked" in throttles.attempt("10.0.0.1", check("x")).message
+    # Its ten earlier guesses took 511 s of waits and 900 s of lockout: out of the window.
+    assert len(throttles.recent_failures) == 1
+    # Many addresses, one wrong guess each: the cap pauses every check, then lifts.
+    clock.now += access.GLOBAL_WINDOW_SECONDS
+    for n in range(access.GLOBAL_CAP):
+        assert throttles.attempt(f"10.1.{n // 250}.{n % 250}", check("guess")).checked
+    paused = throttles.attempt("10.0.0.3", check(PASSWORD))
+    assert not paused.ok and not paused.checked
+    assert paused.message.startswith(f"Sign-in is paused: {access.GLOBAL_CAP} wrong passwords")
+    clock.now += access.GLOBAL_WINDOW_SECONDS
+    assert throttles.attempt("10.0.0.3", check(PASSWORD)).ok
+    # A success forgets clients with nothing to hold against them (memory stays bounded).
+    assert "10.0.0.2" not in throttles.clients and "10.0.0.3" not in throttles.clients
+    assert "10.0.0.1" in throttles.clients  # still locked out: kept

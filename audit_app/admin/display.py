@@ -112,6 +112,69 @@ def wall_clock(times: pd.Series, zone: tzinfo) -> pd.Series:
     return local.dt.tz_localize("UTC")
 
 
+# (largest span in seconds, Vega time unit, seconds per unit, d3 format, tick steps)
+_TICK_UNITS: tuple[tuple[float, str, float, str, tuple[int, ...]], ...] = (
+    (10, "millisecond", 0.001, "%H:%M:%S.%L", (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)),
+    (20 * 60, "second", 1, "%H:%M:%S", (1, 2, 5, 10, 15, 20, 30, 60, 120, 180)),
+    (86400, "minute", 60, "%H:%M", (1, 2, 5, 10, 15, 20, 30, 60, 120, 180, 360, 720)),
+    (float("inf"), "day", 86400, "%d %b %H:%M", (1, 2, 5, 7, 14, 30, 60, 90, 180, 365)),
+)
+MAX_TICKS = 8
+
+
+@dataclass(frozen=True)
+class TimeTicks:
+    """A time axis whose ticks each show a different label: the label format resolves
+    the tick step (`%H:%M` only with whole-minute steps), at most about `MAX_TICKS`."""
+
+    unit: str  # Vega time interval of the ticks
+    step: int  # ticks every `step` units
+    seconds: float  # seconds per unit
+    format: str  # d3 time format of a label
+
+    def ticks(self, start: pd.Timestamp, end: pd.Timestamp) -> list[pd.Timestamp]:
+        """The tick instants between start and end: whole multiples of the step."""
+        size = pd.Timedelta(seconds=self.step * self.seconds)
+        out = []
+        tick = start.ceil(size)
+        while tick <= end:
+            out.append(tick)
+            tick += size
+        return out or [start]
+
+    def vega_values(self, start: pd.Timestamp, end: pd.Timestamp) -> list[dict[str, Any]]:
+        """The ticks as Vega-Lite UTC DateTime objects (the axis `values`)."""
+        return [
+            {
+                "utc": True,
+                "year": t.year,
+                "month": t.month,
+                "date": t.day,
+                "hours": t.hour,
+                "minutes": t.minute,
+                "seconds": t.second,
+                "milliseconds": t.microsecond // 1000,
+            }
+            for t in self.ticks(start, end)
+        ]
+
+    def labels(self, start: pd.Timestamp, end: pd.Timestamp) -> list[str]:
+        """The labels of the ticks between start and end (UTC scale), as drawn."""
+        fmt = self.format.replace("%L", "%f")
+        cut = 3 if "%L" in self.format else 0  # %f is microseconds, %L milliseconds
+        return [t.strftime(fmt)[: -cut or None] for t in self.ticks(start, end)]
+
+
+def time_ticks(times: pd.Series) -> TimeTicks:
+    """Ticks for a time axis over `times` (already wall-clock, `wall_clock`)."""
+    moments = pd.to_datetime(times, utc=True)
+    span = (moments.max() - moments.min()).total_seconds() if len(moments) else 0.0
+    span = max(span, 0.001)
+    _limit, unit, seconds, fmt, steps = next(u for u in _TICK_UNITS if span < u[0])
+    step = next((k for k in steps if span / (k * seconds) <= MAX_TICKS), steps[-1])
+    return TimeTicks(unit, step, seconds, fmt)
+
+
 def filter_responses(table: pd.DataFrame, picks: dict[str, list[str]], text: str) -> pd.DataFrame:
     """Rows matching every picked value and containing `text` (query, document, quote, comment)."""
     shown = table
@@ -139,6 +202,10 @@ TABLE_CSS = """
 .ev-unblinded td.num { text-align: right; }
 .ev-unblinded td.wrap { white-space: pre-wrap; overflow-wrap: anywhere;
   min-width: 18rem; max-width: 34rem; }
+/* Wide tables scroll sideways inside the box; the first column stays in view. */
+.ev-unblinded th:first-child, .ev-unblinded td:first-child { position: sticky; left: 0;
+  background: #fff; z-index: 2; border-right: 1px solid #ddd; }
+.ev-unblinded th:first-child { background: #f3f3f3; z-index: 3; }
 </style>
 """
 _WRAP = {"quotes", "comment"}  # free text wraps; every other cell shows in full on its lines

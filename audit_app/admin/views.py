@@ -17,7 +17,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from audit_app.access import admin_sign_in, list_annotators
+from audit_app.access import admin_fingerprint, admin_sign_in, list_annotators
 from audit_app.admin import data, display
 from audit_app.admin.query_view import query_labels_view
 from audit_app.responses import export_responses
@@ -32,7 +32,11 @@ def admin_app(root: Path) -> None:
         st.error(exc.render())
         st.stop()
         return
-    if not st.session_state.get("admin_ok"):
+    signed_in = st.session_state.get("admin_ok")
+    if not signed_in or signed_in != admin_fingerprint(project):
+        if signed_in:  # `evaudit admin password` set a new one since this session signed in
+            st.session_state["admin_ok"] = False
+            st.warning("The admin password was changed: sign in with the new one.")
         _login(project)
         return
     st.markdown("## Campaign admin")
@@ -78,9 +82,10 @@ def _login(project: Project) -> None:
     with st.form("admin_login"):
         password = st.text_input("Admin password", type="password")
         if st.form_submit_button("Sign in"):
-            result = admin_sign_in(project, password)
+            # Throttled per client address: another device's wrong passwords never refuse this one.
+            result = admin_sign_in(project, password, st.context.ip_address)
             if result.ok:
-                st.session_state["admin_ok"] = True
+                st.session_state["admin_ok"] = admin_fingerprint(project)
                 st.rerun()
             else:
                 st.error(result.message)
@@ -93,11 +98,26 @@ def _zone() -> tzinfo:
 
 def _table(frame: pd.DataFrame, key: str | None = None, **kwargs: Any) -> None:
     """A read-only table: blank cells for missing figures, counts as integers."""
-    config = {
-        name: st.column_config.NumberColumn(format=fmt)
-        for name, fmt in display.number_formats(frame).items()
+    formats = display.number_formats(frame)
+    config: dict[str, Any] = {
+        name: st.column_config.NumberColumn(format=fmt) for name, fmt in formats.items()
     }
-    st.dataframe(frame, hide_index=True, column_config=config, placeholder="", key=key, **kwargs)
+    if len(frame.columns):  # a wide table scrolls sideways; its first column stays in view
+        first = str(frame.columns[0])
+        config[first] = (
+            st.column_config.NumberColumn(format=formats[first], pinned=True)
+            if first in formats
+            else st.column_config.Column(pinned=True)
+        )
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_config=config,
+        placeholder="",
+        key=key,
+        width="stretch",
+        **kwargs,
+    )
 
 
 def _progress(project: Project) -> None:
@@ -219,12 +239,15 @@ def _plots(project: Project, packet_id: str) -> None:
         time=display.local_times(timeline, ["ts"], zone)["ts"],
         ts=display.wall_clock(timeline["ts"], zone),
     )
-    # The wall-clock times are drawn as UTC so the axis shows the zone's own hours.
+    # The wall-clock times are drawn as UTC so the axis shows the zone's own hours; the
+    # tick step and label format go together so no two ticks read the same.
+    ticks = display.time_ticks(timeline["ts"])
+    values = ticks.vega_values(timeline["ts"].min(), timeline["ts"].max())
     x = alt.X(
         "ts:T",
         title=f"time ({display.zone_label(zone)}, 24-hour)",
         scale=alt.Scale(type="utc"),
-        axis=alt.Axis(format="%H:%M", labelAngle=0),
+        axis=alt.Axis(format=ticks.format, labelAngle=0, values=values),
     )
     chart = (
         alt.Chart(timeline)

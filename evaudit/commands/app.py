@@ -171,6 +171,23 @@ def responses_export(directory: Path, packet: str, name: str, out: Path | None) 
     show_default=True,
     help="Share of items each person answers.",
 )
+@click.option(
+    "--answers",
+    type=click.Choice(["pages", "labels"]),
+    default="pages",
+    show_default=True,
+    help="pages: a condition is yes where a displayed page mentions it (its name or a form "
+    "its note quotes); labels: yes as the labels under test say (BEIR and TREC projects, "
+    "whose pages rarely word the query's condition), departing with --noise.",
+)
+@click.option(
+    "--noise",
+    type=click.FloatRange(0, 1),
+    default=0.1,
+    show_default=True,
+    help="With --answers labels: chance that one person's answer on a condition departs "
+    "from the label (independently per person).",
+)
 @_JSON
 def responses_simulate(
     directory: Path,
@@ -180,12 +197,16 @@ def responses_simulate(
     contested: float | None,
     slip: float,
     coverage: float,
+    answers: str,
+    noise: float,
     as_json: bool,
 ) -> None:
-    """Simulate people answering PACKET from its displayed pages (tests, demos, dry runs).
+    """Simulate people answering PACKET (tests, demos, dry runs of the audit chain).
 
-    A yes quotes a passage around a mention of the condition copied from a displayed
-    page, so it passes the gates; seeded and deterministic."""
+    They read the displayed pages (--answers pages) or answer from the labels under test
+    with a stated --noise rate (--answers labels). A yes quotes the sentence of a
+    displayed page that supports the condition, so it passes the gates; seeded and
+    deterministic."""
     from audit_app.simulate import simulate_panel
     from campaign.project import open_project
 
@@ -198,19 +219,21 @@ def responses_simulate(
         p_contested=contested,
         p_slip=slip,
         coverage=coverage,
+        answers=answers,
+        noise=noise,
     )
     if as_json:
-        emit_json({"packet": packet, "seed": seed, "saved": saved})
+        emit_json({"packet": packet, "seed": seed, "answers": answers, "saved": saved})
         return
     click.echo(f"{packet}: " + ", ".join(f"{k} {v} items" for k, v in saved.items()))
 
 
-def exec_streamlit(root: Path, host: str, port: int) -> None:
+def exec_streamlit(root: Path, host: str, port: int, metrics: bool = False) -> None:
     """Replace this process with the Streamlit server (so signals reach the server itself).
 
     The entry is `audit_app/server.py`, an `st.App` that puts evaudit's HTTP guard in front
-    of Streamlit (no framing by other sites, metrics only with the admin password); the
-    agent API stays off."""
+    of Streamlit (no framing by other sites; metrics off, or with `metrics` only for the
+    metrics token); the agent API stays off."""
     app = Path(__file__).resolve().parents[2] / "audit_app" / "server.py"
     argv = [
         sys.executable,
@@ -237,6 +260,7 @@ def exec_streamlit(root: Path, host: str, port: int) -> None:
         "--",
         "--project",
         str(root),
+        *(["--metrics"] if metrics else []),
     ]
     sys.stdout.flush()
     sys.stderr.flush()
@@ -266,16 +290,31 @@ def _check_journal_backend(project: Project) -> None:
 @_DIR
 @_HOST
 @click.option("--port", type=int, default=8501, show_default=True, help="Port to listen on.")
-def serve(directory: Path, host: str, port: int) -> None:
+@click.option(
+    "--metrics",
+    is_flag=True,
+    help="Serve Streamlit's Prometheus metrics at /_stcore/metrics to holders of the metrics "
+    "token (make one with `evaudit admin metrics-token DIR`); off by default.",
+)
+def serve(directory: Path, host: str, port: int, metrics: bool) -> None:
     """Start the annotation app for project DIRECTORY (Ctrl+C stops it)."""
+    from audit_app.access import has_metrics_token
     from audit_app.demo import prepare_serving
     from campaign.project import open_project
 
     project = open_project(directory)
+    if metrics and not has_metrics_token(project):
+        raise InputError(
+            "--metrics needs a metrics token and the project has none",
+            file=project.meta_path,
+            hint=f"run `evaudit admin metrics-token {directory}` first",
+        )
     _check_journal_backend(project)
     prepare_serving(project)
     click.echo(f"admin: http://{host}:{port}/  (annotators use their token links)", err=True)
-    exec_streamlit(project.root, host, port)
+    if metrics:
+        click.echo(f"metrics: http://{host}:{port}/_stcore/metrics  (metrics token)", err=True)
+    exec_streamlit(project.root, host, port, metrics)
 
 
 @click.command("demo")
@@ -315,4 +354,50 @@ def demo(
         exec_streamlit(Path(info["dir"]), host, port)
 
 
-COMMANDS: list[click.Command] = [annotator, responses, serve, demo]
+@click.group("admin")
+def admin() -> None:
+    """Set the admin password or the metrics token of a project."""
+
+
+@admin.command("password")
+@_DIR
+@click.argument("new_password", required=False)
+def admin_password(directory: Path, new_password: str | None) -> None:
+    """Set a new admin password for DIRECTORY; every open admin session is signed out.
+
+    NEW_PASSWORD (else $EVAUDIT_ADMIN_PASSWORD, else asked twice without echo) must be at
+    least 12 characters and hard to guess (zxcvbn strength 3 of 4)."""
+    from campaign.init import set_admin_password
+    from campaign.project import PASSWORD_ENV, open_project
+
+    project = open_project(directory)
+    password = new_password or os.environ.get(PASSWORD_ENV)
+    if not password:
+        password = click.prompt(
+            "New admin password", hide_input=True, confirmation_prompt=True, err=True
+        )
+    set_admin_password(project, password)
+    click.echo(
+        "admin password changed; open admin sessions are signed out at their next click", err=True
+    )
+
+
+@admin.command("metrics-token")
+@_DIR
+@_JSON
+def admin_metrics_token(directory: Path, as_json: bool) -> None:
+    """Make a new token for /_stcore/metrics (`evaudit serve --metrics`); shown only now.
+
+    The old token stops working. Send it as `Authorization: Bearer TOKEN` or as the
+    password of HTTP basic auth (any user name)."""
+    from campaign.init import new_metrics_token
+    from campaign.project import open_project
+
+    token = new_metrics_token(open_project(directory))
+    if as_json:
+        emit_json({"metrics_token": token})
+        return
+    click.echo(f"metrics token (shown once): {token}")
+
+
+COMMANDS: list[click.Command] = [annotator, responses, serve, demo, admin]

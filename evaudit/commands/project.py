@@ -48,8 +48,8 @@ def _pages_line(src: str, e: dict[str, object]) -> str:
 @click.option(
     "--admin-password",
     envvar="EVAUDIT_ADMIN_PASSWORD",
-    help="Admin password, at least 12 characters (default: $EVAUDIT_ADMIN_PASSWORD, else one "
-    "is generated and printed once).",
+    help="Admin password, at least 12 characters and hard to guess (zxcvbn strength 3 of 4) "
+    "(default: $EVAUDIT_ADMIN_PASSWORD, else one is generated and printed once).",
 )
 @click.option(
     "--journal",
@@ -64,16 +64,15 @@ def init(
     directory: Path, admin_password: str | None, journal_url: str | None, as_json: bool
 ) -> None:
     """Create a project folder DIRECTORY with its campaign store (audit.duckdb)."""
-    from campaign.init import init_project
-    from campaign.project import password_problem
+    from campaign.init import init_project, password_problem
 
     problem = password_problem(admin_password) if admin_password is not None else None
     if problem:  # a chosen password only: a generated one is long and random
         raise InputError(
             problem,
             file=directory,
-            hint="choose a longer --admin-password / EVAUDIT_ADMIN_PASSWORD, or give none "
-            "to have one generated",
+            hint="choose a longer --admin-password / EVAUDIT_ADMIN_PASSWORD of several "
+            "uncommon words, or give none to have one generated",
         )
     pg = None
     if journal_url is not None:
