@@ -58,6 +58,7 @@ def compute(
     challenges: list[str] | None,
     tiebreak: str | None,
     allow_pending: bool,
+    adjudication_raters: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, str], list[str]]:
     kinds = packet_kinds(project)
     init = resolve_initial(project, initial)
@@ -102,7 +103,9 @@ def compute(
         undecided_why: dict[tuple[str, str], str] = {}
         for name in adj_names:
             try:
-                adj = run_adjudication(project, name, None, None, plan)
+                adj = run_adjudication(
+                    project, name, None, adjudication_raters, plan, flag="--adjudication-raters"
+                )
             except NoRaters as exc:  # nobody to count yet: its pairs stay undecided
                 for it in load_packet_info(project, name).items:
                     undecided_why[(it.query_id, it.doc_id)] = f"adjudication {name}: {exc.render()}"

@@ -129,13 +129,15 @@ def finalize(
     tiebreak: str | None = None,
     allow_pending: bool = False,
     promote_to: int | None = None,
+    adjudication_raters: str | None = None,
 ) -> FinalizeReport:
     """Write the revised qrels. A BEIR/TREC project's qrels copies carry its original
     grade scale (and BEIR's also qrels.tsv); the audit-scale changes stay in report.json."""
     classic = classic_scale(project, promote_to)  # checks --promote-to before the work
     result, inputs, _used = compute(
-        project, initial, initial_raters, adjudication, challenges, tiebreak, allow_pending
-    )
+        project, initial, initial_raters, adjudication, challenges, tiebreak, allow_pending,
+        adjudication_raters,
+    )  # fmt: skip
     stage_qrels = result.pop("stage_qrels")
     qrel_rows = result["qrels"]
     classic_info: dict[str, Any] | None = None

@@ -310,6 +310,13 @@ def test_identical_all_no_adjudicators_are_three_raters(tmp_path: Path) -> None:
     assert adj["voters"] == ["A", "E", "F"] and adj["unanimous"] == 2
     fin = run("finalize", root, "--out", tmp_path / "o")
     assert fin["transitions"] == {"1->0": 1} and fin["pending"] == []
+    # Named on finalize itself (#26): the same three, stored for the packet ...
+    named = run("finalize", root, "--out", tmp_path / "o2", "--adjudication-raters", "A,E,F")
+    assert named["transitions"] == fin["transitions"]
+    assert run("raters", root, "adj")["raters"] == ["A", "E", "F"]
+    # ... and a contradicting choice is refused with both named.
+    res = invoke("finalize", root, "--out", tmp_path / "o3", "--adjudication-raters", "A,E")
+    assert res.exit_code == 2 and "A, E" in res.stderr and "A, E, F" in res.stderr
 
 
 def test_duplicates_by_identity_token_and_file(tmp_path: Path) -> None:

@@ -223,6 +223,11 @@ def override(
     "--adjudication", "adjudication", multiple=True, help="Adjudication packet(s) (default: all)."
 )
 @click.option(
+    "--adjudication-raters",
+    help="The voters of every adjudication packet, e.g. A,E,F (default: the stored choice, "
+    "else every complete stream; `evaudit raters DIR PACKET A,E,F` stores one per packet).",
+)
+@click.option(
     "--challenge", "challenges", multiple=True, help="Challenge packet(s) (default: all)."
 )
 @click.option("--tiebreak", help="Tie-break stream of the challenge packets.")
@@ -246,6 +251,7 @@ def finalize(
     initial: str | None,
     initial_raters: str | None,
     adjudication: tuple[str, ...],
+    adjudication_raters: str | None,
     challenges: tuple[str, ...],
     tiebreak: str | None,
     allow_pending: bool,
@@ -276,6 +282,7 @@ def finalize(
         tiebreak,
         allow_pending,
         promote_to,
+        adjudication_raters,
     )
     if manifest_out is not None:
         from evaudit.commands.reproduce import command_argv
