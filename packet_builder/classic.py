@@ -11,7 +11,7 @@ that `finalize` can write the revised qrels back in the original scale.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -199,14 +199,19 @@ def relevance_conditions(
     fallback: dict[str, Rubric],
     guideline_path: Path | None,
     known: set[str] | None = None,
+    notes: dict[str, str] | None = None,
 ) -> dict[str, Condition]:
     """query_id -> its one condition: the guideline's rubric, else `fallback` (a TREC
     narrative); a query with neither is an error naming it. A rubric for a query of
-    `known` (the queries file) outside this split is ignored; any other is an error."""
+    `known` (the queries file) outside this split is ignored; any other is an error.
+    `notes` (a TREC topic's description) becomes the note of a rubric that has none, so
+    annotators see the description whichever rubric they judge by."""
     out: dict[str, Condition] = {}
     for qid in query_ids:
         rubric = guideline.rubric(qid) if guideline is not None else None
         rubric = rubric or fallback.get(qid)
+        if rubric is not None and not rubric.note and notes and notes.get(qid):
+            rubric = replace(rubric, note=notes[qid])
         if rubric is None:
             raise InputError(
                 f"query {qid!r} has no relevance rubric",
@@ -266,6 +271,7 @@ def classic_benchmark(
     guideline_path: Path | None = None,
     fallback: dict[str, Rubric] | None = None,
     split: str = "",
+    notes: dict[str, str] | None = None,
 ) -> ClassicBenchmark:
     """The queries the qrels name (in qrels order, as BEIR's loader keeps them)."""
     unknown = ~graded["query_id"].isin(list(texts))
@@ -280,7 +286,7 @@ def classic_benchmark(
     audit_grades(graded, relevant_from, qrels_path)  # refuses a scale with no relevant row
     qids = list(dict.fromkeys(graded["query_id"].tolist()))
     guideline = read_guideline(guideline_path) if guideline_path is not None else None
-    conds = relevance_conditions(qids, guideline, fallback or {}, guideline_path, set(texts))
+    conds = relevance_conditions(qids, guideline, fallback or {}, guideline_path, set(texts), notes)
     queries = [Query(q, texts[q], (conds[q],)) for q in qids]
     scale = GradeScale(
         fmt,

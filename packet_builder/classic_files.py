@@ -64,4 +64,5 @@ def classic_from_options(
         fmt="trec",
         guideline_path=guideline,
         fallback={t.query_id: r for t in topics if (r := t.rubric()) is not None},
+        notes={t.query_id: t.desc for t in topics if t.desc},
     )

@@ -144,3 +144,24 @@ def test_trec_collection_to_revised_qrels(tmp_path: Path, trec: dict[str, Path])
     assert c["finalize"]["grade_scale"]["format"] == "trec"
     assert not (out / "qrels.tsv").exists()
     assert len(TOPICS) - len(removed) == len({q for q, _d in revised})
+
+
+def test_a_guideline_rubric_keeps_the_topic_description(
+    project: Path, trec: dict[str, Path]
+) -> None:
+    """The description reaches the annotator as the note whichever rubric is judged by:
+    a guideline rubric without a note takes it; one with its own note keeps that."""
+    run_cli("ingest", project, "--trec-docs", trec["docs"])
+    guideline = trec["topics"].parent / "guideline.json"
+    guideline.write_text(json.dumps({
+        "default": {"requirement": "The document answers the topic."},
+        "queries": {"302": {"requirement": "It reports on honey bees.", "note": "Our own note."}},
+    }))  # fmt: skip
+    cli_json("load", project, "--trec-topics", trec["topics"], "--trec-qrels", trec["qrels"],
+             "--relevant-from", 1, "--guideline", guideline)  # fmt: skip
+    rows = dict(
+        (q, (r, n))
+        for q, r, n in _rows(project, "SELECT query_id, requirement, note FROM conditions")
+    )
+    assert rows["301"] == ("The document answers the topic.", 'Find reports on "solar eclipse".')
+    assert rows["302"] == ("It reports on honey bees.", "Our own note.")
