@@ -112,9 +112,10 @@ def _extract_pdf(task: tuple[str, str | None, OcrConfig | None]) -> _Extracted:
                 None,
                 None,
             )
-        if ocr is not None:
-            return path_str, sha, None, "no text layer, and OCR read no word", None, None
-        return path_str, sha, None, NO_TEXT_LAYER, None, None
+        if ocr is None:
+            return path_str, sha, None, NO_TEXT_LAYER, None, None
+        # OCR read every page and found no word (a logo, a diagram): the document is kept
+        # with empty pages, and its confidence of 0 lists each page in the report.
     warning = None
     if repaired:
         warning = f"repaired by PyMuPDF ({why}); {len(texts)} pages kept"

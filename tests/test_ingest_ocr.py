@@ -82,6 +82,26 @@ def test_auto_reads_scanned_pages_and_keeps_text_layers(project: Path, pdfs: Pat
     assert "of them OCR" in text
 
 
+def test_an_image_without_words_is_kept_and_listed(project: Path, tmp_path: Path) -> None:
+    """A logo or diagram (an image page OCR reads no word on) is a document with an empty
+    page, listed with confidence 0, not a skipped PDF."""
+    doc = pymupdf.open()
+    src = pymupdf.open()
+    page = src.new_page()
+    page.draw_rect(pymupdf.Rect(100, 100, 300, 200), color=(0, 0, 0), fill=(0.2, 0.2, 0.2))
+    out = doc.new_page()
+    out.insert_image(out.rect, pixmap=page.get_pixmap(dpi=100))
+    (tmp_path / "logo").mkdir()
+    doc.save(tmp_path / "logo" / "logo.pdf")
+    rep = cli_json("ingest", project, "--pdf-dir", tmp_path / "logo", "--ocr-dpi", "150")
+    assert rep["skipped"] == [] and rep["documents"] == 1
+    assert rep["ocr"]["low_confidence"] == [
+        {"file": str(tmp_path / "logo" / "logo.pdf"), "page": 1, "confidence": 0.0}
+    ]
+    assert _rows(project, "SELECT text FROM pages WHERE doc_id = 'logo'") == [("",)]
+    assert _rows(project, "SELECT words, confidence FROM page_ocr") == [(0, 0.0)]
+
+
 def test_never_skips_and_names_the_fix(project: Path, pdfs: Path) -> None:
     rep = cli_json("ingest", project, "--pdf-dir", pdfs, "--ocr", "never")
     skipped = {Path(s["file"]).name: s["reason"] for s in rep["skipped"]}

@@ -21,7 +21,7 @@ def project(tmp_path: Path) -> Path:
 
 def _pdfs(root: Path) -> Path:
     make_pdf(root / "a" / "x.pdf", ["one", "", "three"])  # one page without text
-    make_pdf(root / "b" / "deeper" / "scan.pdf", ["", ""])  # no text layer: skipped whole
+    make_pdf(root / "b" / "deeper" / "scan.pdf", ["", ""])  # no text layer: skipped (--ocr never)
     make_pdf(root / "top.pdf", ["top page"])
     make_pdf(root / ".cache" / "hidden.pdf", ["never read"])  # hidden folders are skipped
     return root
@@ -50,13 +50,13 @@ KINDS = {
 
 def test_subfolders_and_one_page_story(project: Path, tmp_path: Path) -> None:
     pdfs = _pdfs(tmp_path / "pdfs")
-    rep = cli_json("ingest", project, "--pdf-dir", pdfs, "--source", "wb", "--workers", "1")
+    rep = cli_json("ingest", project, "--pdf-dir", pdfs, "--source", "wb", "--workers", "1",
+                   "--ocr", "never")  # fmt: skip
     assert rep["documents"] == 2 and rep["pages"] == 4
     assert [Path(s["file"]).name for s in rep["skipped"]] == ["scan.pdf"]
     assert rep["extraction"] == {"wb": KINDS}
     assert _stored(project) == [("top", 1), ("x", 3)]
     gate = cli_json("gate", project)
-    # The blank page was read by OCR (auto) and gave no word: no OCR page is counted.
     assert gate["sources"] == [{"source": "wb", **KINDS, "ocr_pages": 0, "passed": False}]
     assert gate["overall"] == KINDS
     status = cli_json("status", project)
@@ -66,7 +66,7 @@ def test_subfolders_and_one_page_story(project: Path, tmp_path: Path) -> None:
         "pages_extracted": 3,
     }
     assert (status["pages_empty"], status["pages_skipped"]) == (1, 2)
-    text = run_cli("ingest", project, "--pdf-dir", pdfs, "--source", "wb").stdout
+    text = run_cli("ingest", project, "--pdf-dir", pdfs, "--source", "wb", "--ocr", "never").stdout
     assert "0 documents (0 pages stored); 2 unchanged; 1 skipped" in text
     table = run_cli("gate", project).stdout
     assert "pages in files" in table and "in skipped files" in table

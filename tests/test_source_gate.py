@@ -154,8 +154,9 @@ def test_pdf_extraction_records(project: Path, tmp_path: Path) -> None:
     from tests.conftest import make_pdf
 
     make_pdf(tmp_path / "pdfs" / "a.pdf", ["one", "", "three"])  # a page without text
-    make_pdf(tmp_path / "pdfs" / "scan.pdf", ["", ""])  # no text layer: skipped
-    rep = cli_json("ingest", project, "--pdf-dir", tmp_path / "pdfs", "--source", "wb")
+    make_pdf(tmp_path / "pdfs" / "scan.pdf", ["", ""])  # no text layer: skipped without OCR
+    rep = cli_json("ingest", project, "--pdf-dir", tmp_path / "pdfs", "--source", "wb",
+                   "--ocr", "never")  # fmt: skip
     assert [s["file"].endswith("scan.pdf") for s in rep["skipped"]] == [True]
     con = duckdb.connect(str(project / "audit.duckdb"), read_only=True)
     try:
