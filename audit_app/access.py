@@ -48,7 +48,7 @@ from campaign.project import (
     write_json_atomic,
 )
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 ROLES = ("annotator", "adjudicator")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -94,7 +94,7 @@ def read_registry(project: Project, stale_ok: bool = False) -> dict[str, dict[st
         obj = json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"corrupt annotator registry ({exc.msg.removesuffix(' at')} at column {exc.colno})",
+            f"corrupt annotator registry ({json_problem(exc)})",
             file=path,
             line=exc.lineno,
         ) from exc

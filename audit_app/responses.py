@@ -19,7 +19,7 @@ from campaign import journal
 from campaign.project import Project, now_iso
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.gates import ANSWERS, check_condition
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 from vocabulary.textnorm import quote_in_page
 
 RESPONSES_FORMAT = "evaudit-responses"
@@ -160,12 +160,6 @@ def _check_item(
             for msg in check_condition(state.answer(ckey), pool, packet.quote_rule):
                 bad(f"marked complete but condition {ckey} fails the gates: {msg}")
     return errs, state
-
-
-def json_problem(exc: json.JSONDecodeError) -> str:
-    """The decoder's complaint with its column: `exc.msg` alone can end mid-sentence
-    ("Invalid control character at")."""
-    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
 
 
 def import_responses(project: Project, path: Path) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 from campaign import journal
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 from vocabulary.textnorm import find_quote
 
 PACKET_FORMAT = "evaudit-packet"
@@ -140,7 +140,7 @@ def _parse_packet(data: bytes, sha256: str, where: str) -> Packet:
         obj = json_loads(data)
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"packet is not valid JSON ({exc.msg})", file=path, line=exc.lineno
+            f"packet is not valid JSON ({json_problem(exc)})", file=path, line=exc.lineno
         ) from exc
     if not isinstance(obj, dict) or obj.get("format") != PACKET_FORMAT:
         raise InputError("not an evaudit packet (format must be evaudit-packet)", file=path)

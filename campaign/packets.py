@@ -20,7 +20,7 @@ from typing import Any
 from campaign import store
 from campaign.project import Project, now_iso, write_bytes_atomic
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 PACKET_FORMAT = "evaudit-packet"
 KEY_FORMAT = "evaudit-admin-key"
@@ -144,7 +144,9 @@ def read_admin_key(project: Project, name: str) -> dict[str, Any]:
             "admin key not found", file=path, hint="rebuild the packet with `evaudit packet build`"
         ) from exc
     except json.JSONDecodeError as exc:
-        raise InputError(f"corrupt admin key ({exc.msg})", file=path, line=exc.lineno) from exc
+        raise InputError(
+            f"corrupt admin key ({json_problem(exc)})", file=path, line=exc.lineno
+        ) from exc
     if not isinstance(key, dict) or key.get("format") != KEY_FORMAT:
         raise InputError("not an evaudit admin key", file=path)
     return key

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 PROJECT_FORMAT = "evaudit-project"
 SCHEMA_VERSION = 1
@@ -152,7 +152,9 @@ def open_project(root: str | Path) -> Project:
     try:
         meta = project.meta()
     except json.JSONDecodeError as exc:
-        raise InputError(f"corrupt project.json ({exc.msg})", file=project.meta_path) from exc
+        raise InputError(
+            f"corrupt project.json ({json_problem(exc)})", file=project.meta_path
+        ) from exc
     version = meta.get("schema_version")
     if meta.get("format") != PROJECT_FORMAT or not isinstance(version, int):
         raise InputError("not an evaudit project file", file=project.meta_path)

@@ -19,7 +19,7 @@ from typing import Any
 
 from campaign.project import Project, open_private, write_json_atomic
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 RATERS_FORMAT = "evaudit-raters"
 
@@ -57,7 +57,7 @@ def read_choices(project: Project) -> dict[str, StoredRaters]:
         obj = json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"corrupt rater choices ({exc.msg})",
+            f"corrupt rater choices ({json_problem(exc)})",
             file=path,
             line=exc.lineno,
             hint="fix the file or delete it and choose again with `evaudit raters`",

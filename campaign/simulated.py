@@ -14,7 +14,7 @@ from pathlib import Path
 
 from campaign.project import Project, write_json_atomic
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 FORMAT = "evaudit-simulated-streams"
 
@@ -31,7 +31,7 @@ def simulated_streams(project: Project) -> dict[str, list[str]]:
     try:
         obj = json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"corrupt JSON ({exc.msg})", file=path, line=exc.lineno) from exc
+        raise InputError(f"corrupt JSON ({json_problem(exc)})", file=path, line=exc.lineno) from exc
     streams = obj.get("streams") if isinstance(obj, dict) else None
     if obj.get("format") != FORMAT or not isinstance(streams, dict):
         raise InputError(f"not a {FORMAT} file", file=path, hint="remove it or restore it")

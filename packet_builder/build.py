@@ -48,7 +48,7 @@ from packet_builder.routes.original import original_route
 from packet_builder.routes.selected import selected_route
 from packet_builder.sampling import Candidate, salt_for, salted_hash, sample, summary_table
 from vocabulary.errors import InputError, InputErrors
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 from vocabulary.progress import Progress, no_progress
 
 KINDS = ("initial", "adjudication", "challenge")
@@ -222,7 +222,9 @@ def read_queue(path: Path, bench: Benchmark, project: Project) -> list[dict[str,
     except FileNotFoundError as exc:
         raise InputError("queue file not found", file=path) from exc
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg})", file=path, line=exc.lineno) from exc
+        raise InputError(
+            f"not valid JSON ({json_problem(exc)})", file=path, line=exc.lineno
+        ) from exc
     if not isinstance(obj, dict) or obj.get("format") != QUEUE_FORMAT:
         raise InputError(
             f"not an adjudication queue (format must be {QUEUE_FORMAT!r})",

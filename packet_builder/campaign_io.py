@@ -25,7 +25,7 @@ from scorers.integrity import collapse
 from scorers.responses import ConditionInfo, ItemInfo, ItemResponse, PacketInfo, evaluate_item
 from vocabulary.errors import InputError
 from vocabulary.gates import QuoteRule
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 
 def sha256_file(path: Path) -> str:
@@ -47,7 +47,9 @@ def load_packet_info(project: Project, name: str) -> PacketInfo:
     try:
         packet = json_loads(data)
     except json.JSONDecodeError as exc:
-        raise InputError(f"corrupt packet ({exc.msg})", file=ppath, line=exc.lineno) from exc
+        raise InputError(
+            f"corrupt packet ({json_problem(exc)})", file=ppath, line=exc.lineno
+        ) from exc
     key = read_admin_key(project, name)
     digest = hashlib.sha256(data).hexdigest()
     if not isinstance(packet, dict) or packet.get("format") != PACKET_FORMAT:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from packet_builder.records import Condition, Query
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 CONDITION_ID = "relevant"
 _RUBRIC_KEYS = {"name", "requirement", "counts", "does_not_count", "note", "aliases"}
@@ -140,7 +140,9 @@ def read_guideline(path: Path) -> Guideline:
     try:
         obj = json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", file=path, line=exc.lineno) from exc
+        raise InputError(
+            f"malformed JSON ({json_problem(exc)})", file=path, line=exc.lineno
+        ) from exc
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", file=path, hint="save as UTF-8") from exc
     if isinstance(obj, dict):
@@ -176,7 +178,9 @@ def guideline_labels(path: Path) -> list[str] | None:
     try:
         obj = json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", file=path, line=exc.lineno) from exc
+        raise InputError(
+            f"malformed JSON ({json_problem(exc)})", file=path, line=exc.lineno
+        ) from exc
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", file=path, hint="save as UTF-8") from exc
     labels = obj.get("labels") if isinstance(obj, dict) else None

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 REQUIRED = ("doc_id", "url", "sha256")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -69,7 +69,9 @@ def read_manifest(path: Path) -> list[ManifestRow]:
             try:
                 obj = json_loads(ln)
             except json.JSONDecodeError as exc:
-                raise InputError(f"not JSON ({exc.msg})", file=path, line=lineno) from None
+                raise InputError(
+                    f"not JSON ({json_problem(exc)})", file=path, line=lineno
+                ) from None
             if not isinstance(obj, dict):
                 raise InputError("a manifest line must be a JSON object", file=path, line=lineno)
             rows.append(_row(obj, path, lineno))

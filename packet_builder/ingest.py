@@ -36,7 +36,7 @@ from packet_builder.ingest_pdf import check_doc_id, collect_pdfs, find_pdfs, ocr
 from packet_builder.ingest_report import IngestReport, OcrSummary
 from packet_builder.source_gate import ExtractionRow, record
 from vocabulary.errors import InputError, InputErrors
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 from vocabulary.progress import Progress, no_progress
 
 
@@ -96,7 +96,9 @@ def collect_ocr(ocr_dir: Path, known: dict[str, str]) -> tuple[list[DocPages], i
             try:
                 obj = json_loads(raw)
             except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON ({exc.msg})", file=f, line=exc.lineno) from exc
+                raise InputError(
+                    f"malformed JSON ({json_problem(exc)})", file=f, line=exc.lineno
+                ) from exc
             num = _page_number(f, obj, i)
             if num < 1 or num in pages:
                 raise InputError(f"page number {num} is not 1-based or repeats", file=f)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 _TAG = re.compile(r"<[^>]+>")
 _CELL_END = re.compile(r"</t[dh]>", re.I)
@@ -90,7 +90,9 @@ def _load_json(path: Path) -> Any:
     try:
         return json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", file=path, line=exc.lineno) from exc
+        raise InputError(
+            f"malformed JSON ({json_problem(exc)})", file=path, line=exc.lineno
+        ) from exc
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", file=path) from exc
 

@@ -34,7 +34,7 @@ from packet_builder.trec_lines import (
     trec_fields,
 )
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 QREL_COLUMNS = ["query_id", "doc_id", "grade"]
 RUN_COLUMNS = ["query_id", "doc_id", "rank", "score", "tag"]
@@ -65,7 +65,7 @@ def json_lines(
             obj = json_loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(
-                f"malformed JSON ({exc.msg})",
+                f"malformed JSON ({json_problem(exc)})",
                 file=path,
                 line=lineno,
                 hint=json_hint,

@@ -28,7 +28,7 @@ import pandas as pd
 from packet_builder.classic import Rubric, claim_qrel
 from packet_builder.trec_lines import is_skipped
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 _TOP = re.compile(r"<top>(.*?)</top>", re.I | re.S)
 _FIELD = re.compile(r"<(num|title|desc|narr)>", re.I)
@@ -199,7 +199,9 @@ def _jsonl_docs(path: Path) -> Iterator[tuple[str, str, int]]:
         try:
             obj = json_loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON ({exc.msg})", file=path, line=lineno) from exc
+            raise InputError(
+                f"malformed JSON ({json_problem(exc)})", file=path, line=lineno
+            ) from exc
         doc_id = obj.get("docno", obj.get("doc_id")) if isinstance(obj, dict) else None
         if not isinstance(doc_id, str) or not doc_id.strip():
             raise InputError("missing string 'docno' (or 'doc_id')", file=path, line=lineno)

@@ -29,3 +29,9 @@ def json_loads(data: str | bytes | bytearray) -> Any:
         raise
     except ValueError as exc:  # an integer over Python's digit limit (sys.int_info)
         raise json.JSONDecodeError(f"number too long ({exc})", "", 0) from None
+
+
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """The decoder's complaint with its column: `exc.msg` alone can end mid-sentence
+    ("Invalid control character at")."""
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"

@@ -24,7 +24,7 @@ from scorers.rop.envelope import envelope_problems
 from scorers.rop.resolver import Resolver, parse_inverse_map, parse_resolver
 from scorers.rop.verdicts import HARD_MODE
 from scorers.rop.witness import file_sha256, manifest_sha256, population_sha256
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 # jsonschema costs ~8 us per array item; the population is checked item by item
 # below anyway, so the schema only sees its head (keeps 1M-id declarations fast).
@@ -120,7 +120,7 @@ def parse_declaration_json(data: bytes, name: str) -> tuple[Any, list[str]]:
     except UnicodeDecodeError:
         return None, [f"{name}: not UTF-8 text (save the declaration as UTF-8)"]
     except json.JSONDecodeError as exc:
-        return None, [f"{name}:{exc.lineno}: malformed JSON ({exc.msg})"]
+        return None, [f"{name}:{exc.lineno}: malformed JSON ({json_problem(exc)})"]
 
 
 def _schema_problems(raw: Any, name: str) -> list[str]:

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorers.rop.strings import strings
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonread import json_loads, json_problem
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def _load_json(data: bytes, where: str, problems: list[str]) -> Any:
     except UnicodeDecodeError:
         problems.append(f"{where}: not UTF-8 text (save the file as UTF-8)")
     except json.JSONDecodeError as exc:
-        problems.append(f"{where}:{exc.lineno}: malformed JSON ({exc.msg})")
+        problems.append(f"{where}:{exc.lineno}: malformed JSON ({json_problem(exc)})")
     return None
 
 
