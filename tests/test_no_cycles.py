@@ -7,16 +7,7 @@ from __future__ import annotations
 import grimp
 import networkx as nx
 
-PACKAGES = (
-    "evaudit",
-    "audit_app",
-    "services",
-    "packet_builder",
-    "scorers",
-    "policies",
-    "campaign",
-    "vocabulary",
-)
+from tests.test_startup_and_deps import PACKAGES
 
 
 def _graph() -> nx.DiGraph:
