@@ -49,23 +49,31 @@ if TYPE_CHECKING:
     from scorers.runs.metric_ranking import MetricRankingReport
 
 
-# ---- score metric-ranking -----------------------------------------------------------------
+# ---- the reports: each wraps its scorer's report (to_json and to_text are the scorer's) ----
 
 
 @dataclass(frozen=True)
-class ScoreMetricRankingReport:
-    """System orderings under graded NDCG and each gold-only measure."""
-
-    report: MetricRankingReport
+class _ScorerReport:
+    report: Any
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.report.to_json())
 
     def rows(self) -> list[dict[str, Any]]:
-        return self.report.rows()
+        return list(self.report.rows())
 
     def table(self) -> str:
-        return self.report.to_text()
+        return str(self.report.to_text())
+
+
+# ---- score metric-ranking -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScoreMetricRankingReport(_ScorerReport):
+    """System orderings under graded NDCG and each gold-only measure."""
+
+    report: MetricRankingReport
 
 
 def score_metric_ranking(
@@ -93,19 +101,10 @@ def score_metric_ranking(
 
 
 @dataclass(frozen=True)
-class ScoreDifficultyReport:
+class ScoreDifficultyReport(_ScorerReport):
     """Covariate regression and density-matched AUC per system."""
 
     report: DifficultyReport
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.report.to_json())
-
-    def rows(self) -> list[dict[str, Any]]:
-        return self.report.rows()
-
-    def table(self) -> str:
-        return self.report.to_text()
 
 
 def score_difficulty(
@@ -265,19 +264,13 @@ def score_controls(
 
 
 @dataclass(frozen=True)
-class ScoreMaskReport:
+class ScoreMaskReport(_ScorerReport):
     """Masked-position runs scored against the full query's qrels."""
 
     report: MaskReport
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.report.to_json())
-
     def rows(self) -> list[dict[str, Any]]:
         return [asdict(r) for r in self.report.rows]
-
-    def table(self) -> str:
-        return self.report.to_text()
 
 
 def score_mask_condition(
