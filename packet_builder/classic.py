@@ -131,10 +131,9 @@ def _rubric(obj: Any, path: Path, where: str) -> Rubric:
     )
 
 
-def read_guideline(path: Path) -> Guideline:
-    """One rubric `{"requirement", "counts", "does_not_count", "note", "name"?}`, or
-    `{"default": rubric?, "queries": {"<query_id>": rubric}}` (a query's rubric takes the
-    default's fields it does not give)."""
+def _guideline_json(path: Path) -> Any:
+    """The guideline file's JSON value; a missing, malformed or non-UTF-8 file is one
+    file:line error."""
     if not path.is_file():
         raise InputError("guideline file not found", file=path, hint="check the path")
     try:
@@ -145,6 +144,14 @@ def read_guideline(path: Path) -> Guideline:
         ) from exc
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", file=path, hint="save as UTF-8") from exc
+    return obj
+
+
+def read_guideline(path: Path) -> Guideline:
+    """One rubric `{"requirement", "counts", "does_not_count", "note", "name"?}`, or
+    `{"default": rubric?, "queries": {"<query_id>": rubric}}` (a query's rubric takes the
+    default's fields it does not give)."""
+    obj = _guideline_json(path)
     if isinstance(obj, dict):
         obj = {k: v for k, v in obj.items() if k != "labels"}  # guideline_labels reads it
     if isinstance(obj, dict) and "requirement" in obj:
@@ -173,16 +180,7 @@ def read_guideline(path: Path) -> Guideline:
 def guideline_labels(path: Path) -> list[str] | None:
     """The guideline's declared rating labels, lowest first (`"labels": ["low", "mid",
     "high"]`, beside the rubric or `default`/`queries`), or None when it declares none."""
-    if not path.is_file():
-        raise InputError("guideline file not found", file=path, hint="check the path")
-    try:
-        obj = json_loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"malformed JSON ({json_problem(exc)})", file=path, line=exc.lineno
-        ) from exc
-    except UnicodeDecodeError as exc:
-        raise InputError("not UTF-8 text", file=path, hint="save as UTF-8") from exc
+    obj = _guideline_json(path)
     labels = obj.get("labels") if isinstance(obj, dict) else None
     if labels is None:
         return None
