@@ -192,7 +192,7 @@ def run_loop(kind: str, declaration: str) -> int:
     only in how they evaluate."""
     import evaudit.cli  # noqa: F401
     from evaudit.output import dumps
-    from packet_builder.rop_files import read_declaration_bundle
+    from formats.rop_files import read_declaration_bundle
     from scorers.rop import evaluate_reference, validate
 
     b = read_declaration_bundle(declaration)

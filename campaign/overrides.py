@@ -4,7 +4,7 @@ Append-only, one JSON object per evidence-aware admin decision, each append fsyn
 under an exclusive lock so concurrent commands never interleave lines. The file is 0600
 in a 0700 folder: it holds unblinded decisions. What a decision must satisfy (the gates)
 and what it means (`policies.adjudication.Override`) live above this layer
-(`packet_builder.overrides_io`).
+(`audit_chain.overrides_io`).
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """A BEIR corpus.jsonl read whole by Arrow's JSON reader and written as Arrow tables,
 for `ingest --beir`.
 
-The per-line reader (packet_builder.beir.corpus_pages) is the reference: it names the
+The per-line reader (formats.beir.corpus_pages) is the reference: it names the
 first bad line. This path returns None whenever it cannot vouch that the file is one
 the reference reads without error (a parse error, a non-string or null `_id`/`text`,
 an empty id, a repeated id, no entry), whenever
 Arrow might read the file differently from `json.loads` line by line
-(`packet_builder.arrow_jsonl`), or when the file is over MAX_BYTES, and the caller then falls back to the reference, which reports any
+(`formats.arrow_jsonl`), or when the file is over MAX_BYTES, and the caller then falls back to the reference, which reports any
 error. When it answers,
 the pages and hashes are those of the reference: the join and strip run on Python
 strings, as `page_text` does.
@@ -21,7 +21,7 @@ from typing import Any
 
 from campaign import store, store_corpus
 from campaign.project import Project, now_iso
-from packet_builder.arrow_jsonl import arrow_jsonl
+from formats.arrow_jsonl import arrow_jsonl
 from packet_builder.source_gate import page_kinds
 
 # The whole corpus is held in memory (about 5x the file); a larger file is streamed by

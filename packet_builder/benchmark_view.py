@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from campaign import store
-from packet_builder.records import Condition, Query
+from formats.records import Condition, Query
 from packet_builder.routes.base import Corpus
 
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from formats.records import Condition, Query
 from packet_builder.pools import PoolPage
-from packet_builder.records import Condition, Query
 from packet_builder.sampling import salted_hash
 from vocabulary.textnorm import MIN_CHARS, MIN_WORDS
 

@@ -9,13 +9,14 @@ give byte-identical files.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from campaign import store
 from campaign.project import Project
+from formats.records import Condition, Query
 from packet_builder import history
 from packet_builder.benchmark_view import (
     Benchmark,
@@ -37,8 +38,6 @@ from packet_builder.packet_size import (
 )
 from packet_builder.packets import PacketRow, check_name, earlier_packets, register
 from packet_builder.pools import build_pool, expect_targets
-from packet_builder.queue_check import check_queue
-from packet_builder.records import Condition, Query
 from packet_builder.routes.base import ROUTE_NAMES, Corpus, Route, Target
 from packet_builder.routes.bm25 import BM25Index, BM25Route
 from packet_builder.routes.construction import construction_route
@@ -53,6 +52,22 @@ from vocabulary.progress import Progress, no_progress
 
 KINDS = ("initial", "adjudication", "challenge")
 QUEUE_FORMAT = "evaudit-adjudication-queue"
+
+
+PairGrades = dict[tuple[str, str], int]
+
+
+@dataclass(frozen=True)
+class ChainInputs:
+    """What a build needs from the audit chain above it, handed in by the service
+    (services/build.py) so that the builder never imports the chain: the check of an
+    adjudication queue against its repair plan, and the qrels copy a challenge targets."""
+
+    check_queue: Callable[[Project, Path, dict[str, Any]], None]
+    challenge_qrels: Callable[
+        [Project, Mapping[tuple[str, str], int], str | None], tuple[PairGrades, str]
+    ]
+    describe: Callable[[Mapping[tuple[str, str], int], str], dict[str, object]]
 
 
 @dataclass
@@ -73,7 +88,7 @@ class BuildSpec:
     k: int = 10
     controls: int = 25
     routes: Sequence[str] = ROUTE_NAMES
-    # challenge: the qrels copy the targets come from (packet_builder/challenge_qrels.py;
+    # challenge: the qrels copy the targets come from (audit_chain/challenge_qrels.py;
     # None = finalize-output when an audited stage exists) and the releases it covers
     qrels_from: str | None = None
     releases: Sequence[str] = ()
@@ -215,7 +230,9 @@ def select_initial(spec: BuildSpec, bench: Benchmark, salt: str) -> Selection:
     return Selection(pairs, sampling, summary_table(s.selected))
 
 
-def read_queue(path: Path, bench: Benchmark, project: Project) -> list[dict[str, Any]]:
+def read_queue(
+    path: Path, bench: Benchmark, project: Project, chain: ChainInputs
+) -> list[dict[str, Any]]:
     """The queue's pairs after structural checks and the check against its repair plan."""
     try:
         obj = json_loads(path.read_text(encoding="utf-8"))
@@ -274,16 +291,16 @@ def read_queue(path: Path, bench: Benchmark, project: Project) -> list[dict[str,
             )
     if problems:
         raise InputErrors(problems)
-    check_queue(project, path, obj)
+    chain.check_queue(project, path, obj)
     return pairs
 
 
 def select_adjudication(
-    spec: BuildSpec, bench: Benchmark, salt: str, project: Project
+    spec: BuildSpec, bench: Benchmark, salt: str, project: Project, chain: ChainInputs
 ) -> Selection:
     assert spec.queue is not None
     pairs: list[Pair] = []
-    for p in read_queue(spec.queue, bench, project):
+    for p in read_queue(spec.queue, bench, project, chain):
         q, d = str(p["query_id"]), str(p["doc_id"])
         query = bench.queries[q]
         # Page-adjudication conditions are shown like unresolved ones (policies/repair.py).
@@ -390,6 +407,7 @@ Announce = Callable[[PacketPlan], None]
 def build(
     project: Project,
     spec: BuildSpec,
+    chain: ChainInputs,
     progress: Progress = no_progress,
     announce: Announce | None = None,
     dry_run: bool = False,
@@ -416,20 +434,18 @@ def build(
         if spec.kind == "initial":
             selection = select_initial(spec, bench, salt)
         elif spec.kind == "adjudication":
-            selection = select_adjudication(spec, bench, salt, project)
+            selection = select_adjudication(spec, bench, salt, project, chain)
         else:
-            from packet_builder.challenge_qrels import challenge_qrels, describe
-
             releases = {q.release for q in bench.queries.values()}
             if unknown := sorted(set(spec.releases) - releases):
                 raise InputError(
                     f"unknown release(s) {', '.join(unknown)}",
                     hint=f"the project's releases: {', '.join(sorted(releases)) or 'none'}",
                 )
-            targeted, spec.qrels_from = challenge_qrels(project, bench.qrels, spec.qrels_from)
+            targeted, spec.qrels_from = chain.challenge_qrels(project, bench.qrels, spec.qrels_from)
             selection = select_challenge(spec, bench, salt, runs, targeted)
             selection.sampling = {
-                **describe(targeted, spec.qrels_from),
+                **chain.describe(targeted, spec.qrels_from),
                 **(selection.sampling or {}),
             }
         corpus = read_corpus(con)

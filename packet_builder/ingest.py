@@ -23,7 +23,7 @@ from typing import Any
 from campaign import store, store_corpus
 from campaign.project import Project, now_iso
 from campaign.store_corpus import SKIPPED_SUFFIX
-from packet_builder.corpus_manifest import check_manifest
+from formats.corpus_manifest import check_manifest
 from packet_builder.corpus_pages import DocPages
 from packet_builder.ingest_formats import (
     collect_beir,
@@ -121,7 +121,7 @@ def collect_ocr(ocr_dir: Path, known: dict[str, str]) -> tuple[list[DocPages], i
 
 
 def collect_pages_jsonl(path: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
-    from packet_builder.readers import json_lines
+    from formats.readers import json_lines
 
     by_doc: dict[str, dict[int, str]] = {}
     for lineno, obj in json_lines(path):
@@ -234,7 +234,7 @@ def ingest(
     nothing is written (the check runs before the one store transaction). `source` names
     the documents' source for the extraction gate (packet_builder.source_gate).
     `manifest`: check the local files against (doc_id, url, sha256) rows first
-    (packet_builder.corpus_manifest); with `strict` a finding is an error. `ocr`: how
+    (formats.corpus_manifest); with `strict` a finding is an error. `ocr`: how
     PDF pages without a text layer are read (packet_builder.ocr); pages whose OCR
     confidence is under `ocr_min_confidence` are listed (an error with `strict`).
     `recursive`: `pdf_dir`'s subfolders are searched too."""

@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 
 
 def collect_beir(folder: Path, known: dict[str, str], report: IngestReport) -> Iterator[DocPages]:
-    """One one-page document per BEIR corpus entry (packet_builder.beir), streamed;
+    """One one-page document per BEIR corpus entry (formats.beir), streamed;
     unchanged entries are counted in `report`."""
-    from packet_builder.beir import corpus_pages
+    from formats.beir import corpus_pages
 
     if not folder.is_dir():
         raise InputError(
@@ -33,9 +33,9 @@ def collect_beir(folder: Path, known: dict[str, str], report: IngestReport) -> I
 
 
 def collect_trec(path: Path, known: dict[str, str], report: IngestReport) -> Iterator[DocPages]:
-    """One one-page document per TREC `<DOC>` (or JSONL line) (packet_builder.trec),
+    """One one-page document per TREC `<DOC>` (or JSONL line) (formats.trec),
     streamed; unchanged documents are counted in `report`."""
-    from packet_builder.trec import documents
+    from formats.trec import documents
 
     for doc_id, text, sha, source in documents(path):
         if known.get(doc_id) == sha:
@@ -47,8 +47,8 @@ def collect_trec(path: Path, known: dict[str, str], report: IngestReport) -> Ite
 def collect_mineru(
     folder: Path, known: dict[str, str], report: IngestReport
 ) -> tuple[list[DocPages], int]:
-    """One document per MinerU output (packet_builder.mineru), one page per PDF page."""
-    from packet_builder.mineru import documents
+    """One document per MinerU output (formats.mineru), one page per PDF page."""
+    from formats.mineru import documents
 
     docs: list[DocPages] = []
     unchanged = 0

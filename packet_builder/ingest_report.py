@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from packet_builder.corpus_manifest import ManifestReport
+from formats.corpus_manifest import ManifestReport
 from packet_builder.ocr import ENGINE
 
 

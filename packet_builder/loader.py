@@ -17,9 +17,9 @@ import pandas as pd
 
 from campaign import store, store_load
 from campaign.project import Project
-from packet_builder.classic import CONDITION_ID, ClassicBenchmark, audit_grades
-from packet_builder.readers import read_evidence, read_qrels, read_queries, read_run, row_line
-from packet_builder.records import Query
+from formats.classic import CONDITION_ID, ClassicBenchmark, audit_grades
+from formats.readers import read_evidence, read_qrels, read_queries, read_run, row_line
+from formats.records import Query
 from vocabulary.errors import InputError
 
 
@@ -335,7 +335,7 @@ def status(project: Project) -> dict[str, int]:
 
 def stored_queries(project: Project) -> list[Query]:
     """The loaded queries with their conditions, in the order of the queries file."""
-    from packet_builder.records import Condition
+    from formats.records import Condition
 
     with store.connect(project.store_path, read_only=True) as con:
         qrows = store.query_rows(con)

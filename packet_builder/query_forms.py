@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from packet_builder.records import Query
+from formats.records import Query
 from vocabulary.textnorm import normalize
 
 FORMS = ("raw", "clean_v2", "natural")

@@ -1,7 +1,7 @@
 """Download a corpus manifest's sources: resume, retries, limits, and a hash before the rename.
 
 The n-Clue paper rebuilds its corpus from a list of source URLs with hashes; `evaudit
-fetch` does the same from a corpus manifest (`packet_builder.corpus_manifest`). Each file
+fetch` does the same from a corpus manifest (`formats.corpus_manifest`). Each file
 is streamed into `NAME.part` beside its destination and renamed into place only when its
 SHA-256 equals the manifest's, so a wrong or cut-off download never stands where `ingest`
 would read it. A `.part` left by a cut-off transfer is resumed with an HTTP Range request
@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlparse
 
-from packet_builder.corpus_manifest import ManifestRow, file_sha256
+from formats.corpus_manifest import ManifestRow, file_sha256
 from vocabulary.progress import Progress, no_progress
 
 _CHUNK = 1 << 16

@@ -1,6 +1,6 @@
 """Typed records for one packet's items and its response streams, and per-condition checks.
 
-The edge (`packet_builder/campaign_io.py`) builds these from the packet, the
+The edge (`audit_chain/campaign_io.py`) builds these from the packet, the
 admin key and the journals; every scorer and policy works on them. A condition
 is *supported* when the answer is yes and it passes the validation gates
 (docs/architecture.md, "Shared definitions"); its physical pages come from the admin key,

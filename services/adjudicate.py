@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from audit_chain.audit_ops import load_plan, resolve_initial, run_adjudication
+from audit_chain.campaign_io import load_packet_info
+from audit_chain.rater_choice import describe_raters
 from campaign.project import Project
-from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
-from packet_builder.campaign_io import load_packet_info
-from packet_builder.rater_choice import describe_raters
 from policies.adjudication import summary
 from vocabulary.tables import table
 

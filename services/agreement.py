@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from audit_chain.campaign_io import load_packet_info, load_streams
+from audit_chain.rater_choice import describe_raters, pick_raters
 from campaign.project import Project
-from packet_builder.campaign_io import load_packet_info, load_streams
-from packet_builder.rater_choice import describe_raters, pick_raters
 from scorers.audit_tables import audit_report
 from services.report import STAT_COLUMNS, Stat
 from vocabulary.tables import table

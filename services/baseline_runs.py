@@ -21,10 +21,10 @@ import numpy as np
 
 from campaign import store
 from campaign.project import Project
+from formats.run_files import PAGE_SEP, write_run
 from packet_builder.loader import stored_queries
 from packet_builder.query_forms import FORMS, render
 from packet_builder.routes.base import tokenize
-from packet_builder.run_files import PAGE_SEP, write_run
 from scorers.lexical import BM25Index, Ranked, frequency_prior, random_scores, top_units
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress

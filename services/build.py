@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from audit_chain.challenge_qrels import challenge_qrels, describe
+from audit_chain.queue_check import check_queue
 from campaign.project import Project
-from packet_builder.build import Announce, BuildResult, BuildSpec, build
+from packet_builder.build import Announce, BuildResult, BuildSpec, ChainInputs, build
 from packet_builder.packet_size import PacketPlan
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
@@ -61,6 +63,9 @@ class BuildReport:
         return "\n".join(parts)
 
 
+CHAIN = ChainInputs(check_queue, challenge_qrels, describe)
+
+
 def build_packet(
     project: Project,
     spec: BuildSpec,
@@ -71,5 +76,5 @@ def build_packet(
     """Build and register packet `spec.name`; writes nothing on any error, leak, a packet
     over `spec.max_packet_mb`, or with `dry_run`. `announce` sees the packet's size and
     expected annotation time before anything is written."""
-    result = build(project, spec, progress, announce, dry_run)
+    result = build(project, spec, CHAIN, progress, announce, dry_run)
     return BuildReport(result, result.to_json())

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from audit_chain.campaign_io import store_snapshot
+from audit_chain.finalize_io import compute
 from campaign.packets import read_admin_key
 from campaign.project import Project
-from packet_builder.campaign_io import store_snapshot
-from packet_builder.finalize_io import compute
 from scorers.label_error import Estimate, LabelErrorReport, label_error_report, stratum_counts
 from vocabulary.errors import InputError
 

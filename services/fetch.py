@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.project import Project
-from packet_builder.corpus_manifest import read_manifest
+from formats.corpus_manifest import read_manifest
 from packet_builder.source_fetch import FetchLimits, FetchOutcome, fetch_all
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table

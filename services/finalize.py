@@ -1,6 +1,6 @@
 """`evaudit finalize`: write the revised qrels (TREC + JSONL), report and manifest.
 
-The revision is `packet_builder.finalize_io.compute`; this use case maps it to the
+The revision is `audit_chain.finalize_io.compute`; this use case maps it to the
 project's grade scale and writes the files. The outputs carry no timestamp, so the same
 inputs give byte-identical files; all of them are computed before the first byte is
 written, and each file is replaced atomically.
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from audit_chain.finalize_io import compute
+from audit_chain.grade_scale import classic_scale
+from audit_chain.rater_choice import describe_raters
 from campaign.project import Project, private_dir, write_bytes_atomic
-from packet_builder.finalize_io import compute
-from packet_builder.grade_scale import classic_scale
-from packet_builder.qrels_export import describe_ids, revised_texts
-from packet_builder.rater_choice import describe_raters
+from formats.qrels_export import describe_ids, revised_texts
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 
@@ -147,7 +147,7 @@ def finalize(
         classic_info = classic.manifest(changes)
         inputs["store:graded_qrels"] = classic.graded_sha256()
     # qrels.txt and the stage copies; a BEIR benchmark's ids a TREC file cannot carry
-    # make them BEIR TSV only (packet_builder.qrels_export).
+    # make them BEIR TSV only (formats.qrels_export).
     beir = classic_info is not None and classic_info["format"] == "beir"
     qrels_texts, stage_names, unwritable = revised_texts(qrel_rows, stage_qrels, beir)
     texts = {

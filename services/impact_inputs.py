@@ -44,7 +44,7 @@ def measure_values(
 def _graded_jsonl(path: Path) -> QrelRows:
     """JSONL qrels with any integer grade: finalize writes a TREC project's -2 grades into
     its qrels.jsonl, which the n-Clue reader (clue counts) refuses."""
-    from packet_builder.readers import json_lines
+    from formats.readers import json_lines
 
     rows: QrelRows = []
     seen: set[tuple[str, str]] = set()
@@ -63,8 +63,8 @@ def _graded_jsonl(path: Path) -> QrelRows:
 
 
 def qrels_file(path: Path) -> QrelRows:
-    from packet_builder.any_qrels import read_any_qrels
-    from packet_builder.readers import text_lines
+    from formats.any_qrels import read_any_qrels
+    from formats.readers import text_lines
 
     for _lineno, line in text_lines(path, missing_hint="check the path"):
         if line.strip():
@@ -86,9 +86,9 @@ def project_before(project: Path) -> QrelRows:
 def project_after(project: Path) -> QrelRows:
     """The revised qrels `evaudit finalize P --out DIR` writes (its defaults), on the
     project's original grade scale, recomputed from the campaign's files."""
+    from audit_chain.finalize_io import compute
+    from audit_chain.grade_scale import classic_scale
     from campaign.project import open_project
-    from packet_builder.finalize_io import compute
-    from packet_builder.grade_scale import classic_scale
 
     proj = open_project(project)
     classic = classic_scale(proj, None)
@@ -107,14 +107,14 @@ def project_after(project: Path) -> QrelRows:
 
 def is_classic(project: Path) -> bool:
     """A BEIR/TREC project (it keeps an original grade scale)."""
-    from packet_builder.classic import stored_scale
+    from formats.classic import stored_scale
     from services.score_inputs import store_path
 
     return stored_scale(store_path(project)) is not None
 
 
 def run_files(runs: Sequence[RunSpec]) -> dict[str, RunRows]:
-    from packet_builder.readers import read_run
+    from formats.readers import read_run
 
     out: dict[str, RunRows] = {}
     seen: dict[str, Path] = {}
@@ -146,7 +146,7 @@ def project_runs(project: Path) -> dict[str, RunRows]:
 def query_filter(queries: Path | None) -> set[str] | None:
     if queries is None:
         return None
-    from packet_builder.any_qrels import read_query_ids
+    from formats.any_qrels import read_query_ids
 
     return read_query_ids(queries)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from audit_chain.campaign_io import load_packet_info, load_streams
+from audit_chain.rater_choice import describe_raters, pick_raters
 from campaign.project import Project
-from packet_builder.campaign_io import load_packet_info, load_streams
-from packet_builder.rater_choice import describe_raters, pick_raters
 from scorers.integrity import integrity_report
 from vocabulary.errors import InputError
 from vocabulary.tables import table

@@ -1,7 +1,7 @@
 """`evaudit orbit analyze|diagnostics|coverage`: the finite-orbit interface audit of "Which
 Reranking Conclusions Survive the Answer Interface?", one service and report each.
 
-The table is read at the edge (`packet_builder.orbit_table`, `packet_builder.orbit_checks`),
+The table is read at the edge (`formats.orbit_table`, `formats.orbit_checks`),
 the figures come from the pure `scorers.orbit`; a report's `to_json()` is what `--json`
 prints and `table()` the CLI's whole text (ending in a newline, printed as it is).
 """
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packet_builder.orbit_checks import InputChecks, has_check_columns, read_input_checks
-from packet_builder.orbit_table import load_orbit_data
+from formats.orbit_checks import InputChecks, has_check_columns, read_input_checks
+from formats.orbit_table import load_orbit_data
 from scorers.orbit.analysis import Options
 from scorers.orbit.analysis import analyze as run_analysis
 from scorers.orbit.decisions import Thresholds

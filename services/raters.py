@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from audit_chain.campaign_io import load_packet_info, load_streams
+from audit_chain.rater_choice import describe_raters, parse_raters, pick_raters
 from campaign.project import Project
 from campaign.raters import BY_COMMAND, store_raters, stored_raters
-from packet_builder.campaign_io import load_packet_info, load_streams
-from packet_builder.rater_choice import describe_raters, parse_raters, pick_raters
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packet_builder.campaign_io import read_ratings_csv
-from packet_builder.classic import guideline_labels
+from audit_chain.campaign_io import read_ratings_csv
+from formats.classic import guideline_labels
 from scorers.agreement import ratings_summary
 from services.report import num
 from vocabulary.errors import InputError

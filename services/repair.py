@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from audit_chain.audit_ops import load_plan
+from audit_chain.rater_choice import RaterChoice, describe_raters
 from campaign.project import Project, write_json_atomic
-from packet_builder.audit_ops import load_plan
-from packet_builder.rater_choice import RaterChoice, describe_raters
 from policies.repair import RepairPlan
 from vocabulary.tables import table
 

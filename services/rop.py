@@ -1,6 +1,6 @@
 """`evaudit rop evaluate|validate|schema|targets|from-qrels`: one use case, one report each.
 
-Each service reads its files through `packet_builder.rop_files` (the file edge of the pure
+Each service reads its files through `formats.rop_files` (the file edge of the pure
 `scorers.rop`) and returns a report whose `to_json()` is what `--json` prints and whose
 `table()` is the CLI's text, so the labels and n/a fallbacks live here, not in the CLI.
 The study commands (accounting, misses, ...) are in `services.rop_study`.
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packet_builder.rop_files import (
+from formats.rop_files import (
     compare_targets_file,
     evaluate_with_envelope,
     rop_from_qrels_files,

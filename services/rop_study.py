@@ -1,7 +1,7 @@
 """`evaudit rop accounting|misses|association|deletion|replay-check|envelope`: the ROP study
 statistics of "Does the Selected Object Reach the Reader?", one service and report each.
 
-Each service reads its files through `packet_builder.rop_study_files` and wraps the pure
+Each service reads its files through `formats.rop_study_files` and wraps the pure
 scorer's report: `to_json()` is that report's JSON (what `--json` prints), `table()` the
 CLI's text, so the column labels, percentages and n/a fallbacks are written here once.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packet_builder.rop_study_files import (
+from formats.rop_study_files import (
     accounting_file,
     association_file,
     deletion_file,

@@ -227,7 +227,7 @@ def score_controls(
     k: int, out_dir: Path | None, ties: Ties = "file",
 ) -> ControlsReport:  # fmt: skip
     """`score controls`: build both control runs, write them to `out_dir` when given, score."""
-    from packet_builder.run_files import write_run
+    from formats.run_files import write_run
     from scorers.runs import measure, rank_run
     from scorers.runs.controls import CONTROLS, control_runs
 

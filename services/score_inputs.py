@@ -64,7 +64,7 @@ def load_queries(queries: Path | None, project: Path | None) -> tuple[list[str],
     if queries is not None and project is not None:
         raise InputError("give either --queries or --project, not both")
     if queries is not None:
-        from packet_builder.readers import read_queries
+        from formats.readers import read_queries
 
         qs = read_queries(queries)
         return [q.query_id for q in qs], [q.n for q in qs]
@@ -82,7 +82,7 @@ def load_queries(queries: Path | None, project: Path | None) -> tuple[list[str],
 
 def load_qrels(path: Path | None, project: Path | None, option: str) -> tuple[pd.DataFrame, str]:
     """Qrels and their source (the file, or the project's store) for error messages."""
-    from packet_builder.readers import read_qrels
+    from formats.readers import read_qrels
 
     if path is not None:
         return read_qrels(path), str(path)
@@ -95,7 +95,7 @@ def bind(qids: list[str], n: list[int], qrels: pd.DataFrame, source: str, k: int
     """Check grades against each query's n (naming the file line), then bind."""
     import numpy as np
 
-    from packet_builder.readers import row_line
+    from formats.readers import row_line
     from scorers.runs import bind_qrels
 
     nmap = dict(zip(qids, n, strict=True))
@@ -124,7 +124,7 @@ def score_run_files(
     Two worker threads: pyarrow's reader and hash kernels release the GIL, so
     reading one file overlaps scoring another. Returns one {tag: PerQuery} per bound.
     """
-    from packet_builder.readers import read_run
+    from formats.readers import read_run
     from scorers.runs import measure, rank_run
 
     def work(item: RunSpec) -> tuple[str, list[PerQuery]]:
@@ -167,7 +167,7 @@ def write_per_query(path: Path, bound: BoundQrels, scored: Any) -> None:
 def query_attrs(queries: Path | None, project: Path | None) -> tuple[list[str], list[str]]:
     """(release, source) per query, in the order load_queries returns the queries."""
     if queries is not None:
-        from packet_builder.readers import read_queries
+        from formats.readers import read_queries
 
         qs = read_queries(queries)
         return [q.release for q in qs], [q.source for q in qs]
@@ -181,7 +181,7 @@ def query_attrs(queries: Path | None, project: Path | None) -> tuple[list[str], 
 def page_counts(pages: Path | None, project: Path | None) -> dict[str, int]:
     """Pages per document: a pages.jsonl (distinct pages per doc_id) or the store's documents."""
     if pages is not None:
-        from packet_builder.readers import json_lines
+        from formats.readers import json_lines
 
         seen: dict[str, set[Any]] = {}
         for lineno, obj in json_lines(pages):
@@ -205,7 +205,7 @@ def page_counts(pages: Path | None, project: Path | None) -> dict[str, int]:
 def conditions(queries: Path | None, project: Path | None) -> dict[str, list[str]]:
     """Condition ids of every query, in position order."""
     if queries is not None:
-        from packet_builder.readers import read_queries
+        from formats.readers import read_queries
 
         return {q.query_id: [c.condition_id for c in q.conditions] for q in read_queries(queries)}
     assert project is not None
@@ -224,7 +224,7 @@ def evidence_by_pair(
     """Construction evidence: (query, doc) -> condition -> pages (a file or the store's)."""
     out: dict[tuple[str, str], dict[str, list[int]]] = {}
     if path is not None:
-        from packet_builder.readers import read_evidence
+        from formats.readers import read_evidence
 
         for _lineno, ev in read_evidence(path):
             out.setdefault((ev.query_id, ev.doc_id), {}).setdefault(ev.condition_id, []).extend(

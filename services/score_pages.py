@@ -36,7 +36,7 @@ class PageRuns:
 
     def collapse(self, path: Path, df: pd.DataFrame) -> pd.DataFrame:
         """The run as scored: a page-level run becomes its document run, else unchanged."""
-        from packet_builder.run_files import is_page_run, split_page_ids
+        from formats.run_files import is_page_run, split_page_ids
         from scorers.page_aggregate import aggregate_pages
 
         if not is_page_run(df["doc_id"]) or df["doc_id"].isin(self.qrel_docs).any():
@@ -60,7 +60,7 @@ class PageRuns:
 def _conditions_and_evidence(
     queries: Path | None, project: Path | None, evidence: Path | None
 ) -> tuple[dict[str, list[str]], dict[tuple[str, str, str], set[int]]]:
-    from packet_builder.readers import read_evidence, read_queries
+    from formats.readers import read_evidence, read_queries
 
     ev: dict[tuple[str, str, str], set[int]] = {}
     if queries is not None:

@@ -25,13 +25,13 @@ if TYPE_CHECKING:
 def qrels_columns(path: Path) -> Any:
     """query_id, doc_id and grade columns of any qrels form; a clean TREC file through
     Arrow (no pandas to import), the others through `read_any_qrels`."""
-    from packet_builder.trec_lines import arrow_qrels
+    from formats.trec_lines import arrow_qrels
 
     if path.is_file():
         fast = arrow_qrels(path)
         if fast is not None:
             return dict(zip(("query_id", "doc_id", "grade"), fast, strict=True))
-    from packet_builder.any_qrels import read_any_qrels
+    from formats.any_qrels import read_any_qrels
 
     return read_any_qrels(path)
 
@@ -50,7 +50,7 @@ def project_graded(project: Path) -> pd.DataFrame:
     """A classic (BEIR/TREC) project's original grades (graded_qrels); else its qrels."""
     import pandas as pd
 
-    from packet_builder.classic import stored_scale
+    from formats.classic import stored_scale
 
     scale = stored_scale(store_path(project))
     if scale is None:
@@ -63,7 +63,7 @@ def _query_filter(queries: Path | None) -> set[str] | None:
     """Ids of a BEIR queries.jsonl, TREC topics or n-Clue queries.jsonl (None = no filter)."""
     if queries is None:
         return None
-    from packet_builder.any_qrels import read_query_ids
+    from formats.any_qrels import read_query_ids
 
     return read_query_ids(queries)
 

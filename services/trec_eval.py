@@ -75,7 +75,7 @@ def score_run_file(bound: Any, run: Path, measures: Any, opts: Any,
                    queries: set[str] | None = None, name: str = "") -> Any:  # fmt: skip
     """One run file against bound qrels: Arrow's reader for a clean file (its repeated
     documents found by the engine), the checked reader (file:line errors) otherwise."""
-    from packet_builder.trec_lines import arrow_run
+    from formats.trec_lines import arrow_run
     from scorers.trec_engine import DuplicateDocs
     from scorers.trec_measures import score_arrays
 
@@ -87,7 +87,7 @@ def score_run_file(bound: Any, run: Path, measures: Any, opts: Any,
                                 queries=queries, runid=name or tag)  # fmt: skip
         except DuplicateDocs:
             pass  # the checked reader names the line
-    from packet_builder.run_files import read_run_columns
+    from formats.run_files import read_run_columns
 
     qids, dids, scores, tag = read_run_columns(run)
     return score_arrays(bound, qids, dids, scores, measures, opts, queries=queries,
@@ -101,7 +101,7 @@ def trec_eval(
     score_precision: str = "float64",
 ) -> TrecEvalReport:  # fmt: skip
     """trec_eval's evaluation of one run (its flags: -q -c -M -l -J -N -n -m)."""
-    from packet_builder.trec_lines import arrow_qrels
+    from formats.trec_lines import arrow_qrels
     from scorers.trec_catalog import requests, resolve
     from scorers.trec_measures import Options, bind_qrels
 
@@ -115,7 +115,7 @@ def trec_eval(
     # trec_eval is used, pays for every import); anything else the checked readers.
     qcols = arrow_qrels(qrels)
     if qcols is None:
-        from packet_builder.any_qrels import read_any_qrels
+        from formats.any_qrels import read_any_qrels
 
         frame = read_any_qrels(qrels)
         qcols = (frame["query_id"], frame["doc_id"], frame["grade"].to_numpy())

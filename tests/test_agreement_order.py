@@ -17,7 +17,7 @@ import krippendorff
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from packet_builder.classic import read_guideline
+from formats.classic import read_guideline
 from tests.conftest import cli_json, run_cli
 
 NAN = math.nan

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.packages import PACKAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 ANNOTATOR = ROOT / "audit_app" / "annotator"
 # Project modules the annotator code may never import, directly or through others.
@@ -41,7 +43,7 @@ FORBIDDEN_NAMES = (
     "read_admin_key",
     "read_streams",
 )
-LOCAL = ("audit_app", "campaign", "packet_builder", "policies", "scorers", "evaudit", "vocabulary")
+LOCAL = PACKAGES
 
 
 def _imports(path: Path, *, nested: bool = True) -> set[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from packet_builder import beir
+from formats import beir
 from packet_builder.beir_fast import read_corpus
 from vocabulary.errors import InputError
 
@@ -98,7 +98,7 @@ QREL_CASES = {
 
 
 def _qrels(path: Path) -> list[tuple[str, str, int]] | str:
-    from packet_builder.readers import read_qrels
+    from formats.readers import read_qrels
 
     try:
         df = read_qrels(path)
@@ -113,7 +113,7 @@ def _qrels(path: Path) -> list[tuple[str, str, int]] | str:
 def test_jsonl_qrels_read_as_the_checked_reader_reads_them(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from packet_builder import readers
+    from formats import readers
 
     path = tmp_path / "qrels.jsonl"
     path.write_bytes(QREL_CASES[name])

@@ -11,18 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.packages import GENERATOR, PACKAGES
+
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = (
-    "evaudit",
-    "audit_app",
-    "services",
-    "packet_builder",
-    "policies",
-    "scorers",
-    "campaign",
-    "vocabulary",
-)
-GENERATOR = "sample_packets.construction"  # a tool beside the sample it builds, not a layer
+
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["importlinter"]
 # (importer, imported) pairs the design forbids; each must be covered by a forbidden contract.
 REQUIRED = [

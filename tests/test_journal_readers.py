@@ -17,9 +17,9 @@ import pytest
 from audit_app.admin import data
 from audit_app.responses import session_export
 from audit_app.session import AnnotatorSession, load_packet
+from audit_chain.campaign_io import load_packet_info, load_streams
 from campaign import journal
 from packet_builder import history
-from packet_builder.campaign_io import load_packet_info, load_streams
 from tests.app_fixture import Fixture, build
 
 OLD = "0" * 64  # the hash of an earlier build of the same packet name

@@ -15,6 +15,7 @@ from campaign.project import open_project
 from evaudit.output import progress_bar
 from packet_builder.build import BuildSpec, build
 from packet_builder.ingest import ingest
+from services.build import CHAIN
 from tests.conftest import make_pdf
 from tests.test_packet_fixtures import make_project
 from vocabulary.progress import no_progress
@@ -58,7 +59,7 @@ def test_build_reports_every_pair_to_the_injected_callback(tmp_path: Path) -> No
     root = make_project(tmp_path)
     rec = Recorder()
     result = build(
-        open_project(root), BuildSpec(name="p", kind="initial", seed=3, per_stratum=1), rec
+        open_project(root), BuildSpec(name="p", kind="initial", seed=3, per_stratum=1), CHAIN, rec
     )
     items = len(result.packet["items"])
     assert rec.calls == [("pools", None, items)] and items > 0

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from formats.readers import read_queries
+from formats.records import Condition, Query
 from packet_builder.query_forms import check_forms, missing_conditions, render
-from packet_builder.readers import read_queries
-from packet_builder.records import Condition, Query
 from tests.conftest import run_cli
 
 

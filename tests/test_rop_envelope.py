@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from packet_builder.rop_files import evaluate_declaration_file
+from formats.rop_files import evaluate_declaration_file
 from scorers.rop.envelope import envelope_problems, envelope_report
 from tests.conftest import REPO, cli_json, run_cli
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from packet_builder.rop_files import evaluate_declaration_file, read_declaration_bundle
+from formats.rop_files import evaluate_declaration_file, read_declaration_bundle
 from scorers.rop import (
     EXIT_CODES,
     RECORD_VERDICTS,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from packet_builder.readers import read_qrels, read_queries, read_run
+from formats.readers import read_qrels, read_queries, read_run
 from tests.conftest import SAMPLE, cli_json, run_cli
 
 RUNS = sorted((SAMPLE / "runs").glob("*.trec"))

@@ -9,10 +9,11 @@ from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 from tests.conftest import REPO
+from tests.packages import PACKAGES
 
 ROP = REPO / "scorers" / "rop"
-FILES = [*sorted(ROP.glob("*.py")), REPO / "packet_builder" / "rop_files.py"]
-FIRST_PARTY = {"scorers", "packet_builder", "policies", "audit_app", "campaign", "vocabulary"}
+FILES = [*sorted(ROP.glob("*.py")), REPO / "formats" / "rop_files.py"]
+FIRST_PARTY = set(PACKAGES) - {"evaudit", "services"}
 # import name -> distribution name, where they differ
 DISTRIBUTIONS = {"yaml": "pyyaml"}
 
@@ -65,7 +66,7 @@ def test_an_evaluation_loads_neither_pandas_nor_a_compiler() -> None:
 
     example = REPO / "examples" / "rop" / "hard-fixture" / "declaration.json"
     code = (
-        "import sys; from packet_builder.rop_files import evaluate_declaration_file; "
+        "import sys; from formats.rop_files import evaluate_declaration_file; "
         f"r = evaluate_declaration_file({str(example)!r}); "
         "print(r.run_status, sorted(m for m in ('pandas', 'numba', 'llvmlite') if m in sys.modules))"
     )

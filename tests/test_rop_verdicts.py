@@ -136,7 +136,7 @@ def test_records_are_parsed_once_after_validation(monkeypatch: pytest.MonkeyPatc
 
 
 def test_declaration_file_is_parsed_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import packet_builder.rop_files as rop_files
+    import formats.rop_files as rop_files
     from scorers.rop import declaration
 
     calls: list[bytes] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from packet_builder.readers import read_run
+from formats.readers import read_run
 from scorers.fusion import RunInput, fuse
 from tests.conftest import SAMPLE, run_cli
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from packet_builder import readers
+from formats import readers
 from scorers.runs import bind_qrels, measure, rank_run
 from vocabulary.errors import InputError
 

@@ -14,17 +14,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.packages import PACKAGES
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = (
-    "campaign",
-    "packet_builder",
-    "services",
-    "evaudit",
-    "audit_app",
-    "scorers",
-    "policies",
-    "vocabulary",
-)
 DRIVERS = {"duckdb", "psycopg", "psycopg2"}
 CALLS = {"execute", "executemany", "sql"}
 # Also ordinary method names (`dict.copy()`, a registry's `register`): they count only on

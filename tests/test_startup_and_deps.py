@@ -17,17 +17,9 @@ import sys
 import tomllib
 from pathlib import Path
 
+from tests.packages import PACKAGES
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = [
-    "evaudit",
-    "audit_app",
-    "services",
-    "packet_builder",
-    "scorers",
-    "policies",
-    "campaign",
-    "vocabulary",
-]
 HEAVY = [
     "pandas",
     "numpy",

@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from packet_builder.trec import read_topics
+from formats.trec import read_topics
 from tests.classic_fixture import TOPICS, make_trec, run_campaign
 from tests.conftest import cli_json, run_cli
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from packet_builder.any_qrels import read_any_qrels
-from packet_builder.readers import read_qrels, read_run
-from packet_builder.run_files import read_run_columns
-from packet_builder.trec import read_graded_qrels
+from formats.any_qrels import read_any_qrels
+from formats.readers import read_qrels, read_run
+from formats.run_files import read_run_columns
+from formats.trec import read_graded_qrels
 from vocabulary.errors import InputError
 
 QRELS = "# comment here\n301 0 CR93E-1 0\n\n# and comment here\n301 0 CR#93E-2 1\n302 0 D1 2\n"

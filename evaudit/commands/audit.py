@@ -195,7 +195,7 @@ def override(
     as_json: bool,
 ) -> None:
     """Record an evidence-aware admin decision for ITEM CONDITION (never a vote, never in kappa)."""
-    from packet_builder.overrides_io import record_override
+    from audit_chain.overrides_io import record_override
 
     out = record_override(directory, packet, item, condition, answer, reason, pages, quotes)
     if as_json:

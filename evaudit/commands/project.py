@@ -358,7 +358,7 @@ def load(
     --trec-topics with --trec-qrels) whose
     original grades are kept so `finalize` writes the revised qrels in that scale."""
     from campaign.project import open_project
-    from packet_builder.classic_files import classic_from_options
+    from formats.classic_files import classic_from_options
     from packet_builder.loader import load_benchmark
 
     classic = classic_from_options(

@@ -18,8 +18,8 @@ import click
 from vocabulary.errors import InputError
 
 if TYPE_CHECKING:
+    from formats.records import Query
     from packet_builder.query_forms import FormCheck
-    from packet_builder.records import Query
 
 _path = click.Path(path_type=Path, dir_okay=False)
 _FORMS = ("raw", "clean_v2", "natural")
@@ -93,8 +93,8 @@ def queries() -> None:
 def render_cmd(queries_file: Path, form: str, out: Path, as_json: bool) -> None:
     """Write queries.jsonl with the same ids and conditions and the text in FORM ("form" added)."""
     from evaudit.output import emit_json
+    from formats.readers import json_lines, read_queries
     from packet_builder.query_forms import check_texts, render
-    from packet_builder.readers import json_lines, read_queries
 
     if out.exists() and out.resolve() == queries_file.resolve():
         raise InputError("--out would overwrite --queries", file=out, hint="choose another --out")
@@ -124,8 +124,8 @@ def check_cmd(
 ) -> None:
     """Per form, how many queries contain every condition name verbatim; exit 1 on any failure."""
     from evaudit.output import emit_json
+    from formats.readers import read_queries
     from packet_builder.query_forms import FormsReport, check_forms, check_texts
-    from packet_builder.readers import read_queries
 
     base = read_queries(queries_file)
     report = check_forms(base, forms or (() if files else _FORMS))

@@ -23,7 +23,7 @@ _path = click.Path(path_type=Path, dir_okay=False)
 
 def _read_runs(specs: tuple[str, ...], check_pairs: bool = True) -> list[RunInput]:
     """Read every run (file order kept); named by NAME= or the tag of its first line."""
-    from packet_builder.run_files import read_run_columns
+    from formats.run_files import read_run_columns
     from scorers.fusion import RunInput
 
     out: list[RunInput] = []
@@ -73,7 +73,7 @@ def fuse_cmd(
     from dataclasses import replace
 
     from evaudit.output import emit_json
-    from packet_builder.run_files import write_run
+    from formats.run_files import write_run
     from scorers.fusion import RepeatedPair, fuse
 
     if len(run_specs) < 2:
@@ -85,7 +85,7 @@ def fuse_cmd(
     try:
         ranked, report = fuse(inputs, method=method, k=k, depth=depth)
     except RepeatedPair as exc:
-        from packet_builder.readers import read_run
+        from formats.readers import read_run
 
         read_run(parse_run_spec(run_specs[exc.run])[1])
         raise
@@ -128,8 +128,8 @@ def compose_cmd(
     from dataclasses import replace
 
     from evaudit.output import emit_json
-    from packet_builder.readers import read_queries, read_run, row_line
-    from packet_builder.run_files import split_page_ids, write_run
+    from formats.readers import read_queries, read_run, row_line
+    from formats.run_files import split_page_ids, write_run
     from scorers.compose import compose, split_condition_ids
 
     _check_out(out, [run_file, queries_file])
@@ -162,7 +162,7 @@ def compose_cmd(
 
 def _gold(qrels: Path, nmap: dict[str, int]) -> dict[str, set[str]]:
     """Gold documents (grade = the query's n); a grade above n names its file line."""
-    from packet_builder.readers import read_qrels, row_line
+    from formats.readers import read_qrels, row_line
 
     frame = read_qrels(qrels)
     gold: dict[str, set[str]] = {}
@@ -197,8 +197,8 @@ def support_cmd(
 ) -> None:  # fmt: skip
     """Gold+Support@k of page-level runs and page coverage given a retrieved gold (Table S5b)."""
     from evaudit.output import emit_json
-    from packet_builder.readers import read_evidence, read_queries
-    from packet_builder.run_files import split_page_ids
+    from formats.readers import read_evidence, read_queries
+    from formats.run_files import split_page_ids
     from scorers.gold_support import SupportReport, run_support
     from vocabulary.tables import table
 

@@ -1,7 +1,7 @@
 """Finite-orbit interface audit ("Which Reranking Conclusions Survive the Answer Interface?"): how a BM25-to-variant retrieval effect moves
 across the 2^3 answer interfaces (binding, vocabulary, option order).
 
-Pure NumPy: the table is read at the edge (`packet_builder.orbit_table`), these modules
+Pure NumPy: the table is read at the edge (`formats.orbit_table`), these modules
 only compute.
 """
 

@@ -1,7 +1,7 @@
 """Returned-Object Profile (ROP, "Does the Selected Object Reach the Reader?"): declarations, resolver, evaluator, target comparison.
 
 Pure library: callers pass bytes and parsed records; file access lives in
-`packet_builder.rop_files`.
+`formats.rop_files`.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
+from audit_chain.campaign_io import packet_kinds
 from campaign.project import Project
-from packet_builder.campaign_io import packet_kinds
 from vocabulary.errors import InputError
 
 QRELS_FROM = ("finalize-output", "loaded")
@@ -45,7 +45,7 @@ def challenge_qrels(
             "--qrels-from finalize-output: the project has no initial or challenge packet",
             hint="run the audit first, or pass --qrels-from loaded",
         )
-    from packet_builder.finalize_io import compute
+    from audit_chain.finalize_io import compute
 
     try:
         result, _inputs, _used = compute(project, None, None, None, None, None, False)

@@ -1,6 +1,6 @@
 """File edge of the orbit input checks (generation diagnostics, evidence-coverage pre-check).
 
-Reads the same long table as `evaudit orbit analyze` (`packet_builder.orbit_table`) and
+Reads the same long table as `evaudit orbit analyze` (`formats.orbit_table`) and
 runs the pure checks of `scorers.orbit.diagnostics` and `scorers.orbit.coverage` when the
 table has their columns.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packet_builder.orbit_table import read_orbit_table
+from formats.orbit_table import read_orbit_table
 from scorers.orbit.coverage import COVERED, CoverageReport, evidence_coverage
 from scorers.orbit.diagnostics import GENERATED, GenerationDiagnostics, generation_diagnostics
 from vocabulary.errors import InputError

@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from audit_chain.campaign_io import store_snapshot
 from campaign.project import Project
-from packet_builder.campaign_io import store_snapshot
-from packet_builder.classic import stored_scale
+from formats.classic import stored_scale
 from policies.revision import original_scale
 from vocabulary.errors import InputError
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from audit_chain.campaign_io import Streams, load_packet_info, load_streams, packet_kinds
+from audit_chain.overrides_io import load_overrides
+from audit_chain.rater_choice import RaterChoice, pick_raters
 from campaign.project import Project
-from packet_builder.campaign_io import Streams, load_packet_info, load_streams, packet_kinds
-from packet_builder.overrides_io import load_overrides
-from packet_builder.rater_choice import RaterChoice, pick_raters
 from policies.adjudication import ConditionDecision, PairFinal, decide, final_grades
 from policies.repair import RepairPlan, repair_plan
 from scorers.responses import PacketInfo

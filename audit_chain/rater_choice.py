@@ -12,9 +12,9 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from audit_chain.campaign_io import Streams
 from campaign.project import Project
 from campaign.raters import BY_FLAG, BY_TWO_COMPLETE, raters_path, store_raters, stored_raters
-from packet_builder.campaign_io import Streams
 from scorers.responses import PacketInfo
 from vocabulary.errors import InputError
 

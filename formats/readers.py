@@ -5,7 +5,7 @@ as ``file:line: what is wrong (fix)`` via InputError. TREC qrels and runs take a
 fast path through pyarrow's CSV reader (single-space separated, the common
 case); anything it cannot take cleanly (tabs, runs of spaces, `#` comment lines,
 run lines with text after the tag, bad numbers, duplicates) goes through
-`packet_builder.trec_lines`, which reads lines as trec_eval does and names the
+`formats.trec_lines`, which reads lines as trec_eval does and names the
 first bad line.
 """
 
@@ -21,9 +21,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from packet_builder.arrow_jsonl import arrow_jsonl
-from packet_builder.records import Condition, Evidence, Query
-from packet_builder.trec_lines import (
+from formats.arrow_jsonl import arrow_jsonl
+from formats.records import Condition, Evidence, Query
+from formats.trec_lines import (
     _STR,
     QREL_WHAT,
     RUN_WHAT,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from packet_builder.classic import ClassicBenchmark, classic_benchmark
+from formats.classic import ClassicBenchmark, classic_benchmark
 from vocabulary.errors import InputError
 
 
@@ -34,7 +34,7 @@ def classic_from_options(
             hint="the lowest original grade that counts as relevant, e.g. 1",
         )
     if beir_dir is not None:
-        from packet_builder.beir import read_qrels, read_queries
+        from formats.beir import read_qrels, read_queries
 
         if not beir_dir.is_dir():
             raise InputError("BEIR folder not found", file=beir_dir)
@@ -51,7 +51,7 @@ def classic_from_options(
         )  # fmt: skip
     if trec_topics is None or trec_qrels is None:
         raise InputError("a TREC load needs both --trec-topics and --trec-qrels")
-    from packet_builder.trec import read_graded_qrels, read_topics
+    from formats.trec import read_graded_qrels, read_topics
 
     topics = read_topics(trec_topics)
     graded = read_graded_qrels(trec_qrels)

@@ -1,6 +1,6 @@
 """Writing TREC runs, and page ids inside a run's docno (`doc_id#page`).
 
-Reading stays in `packet_builder.readers.read_run`; this module writes what
+Reading stays in `formats.readers.read_run`; this module writes what
 `evaudit runs fuse` and `evaudit runs compose` produce, atomically (a
 temporary file in the same folder, renamed), so a failed write leaves nothing.
 Scores are written as the shortest text that reads back to the same float.
@@ -66,13 +66,13 @@ def read_run_columns(
     (query, document) pair on the fast path to the caller (RRF finds repeats in its own
     sort; `read_run(path)` then names the line).
     """
-    from packet_builder.trec_lines import arrow_run
+    from formats.trec_lines import arrow_run
 
     path = Path(path)
     fast = arrow_run(path, duplicates=check_pairs)
     if fast is not None:
         return fast
-    from packet_builder.readers import read_run
+    from formats.readers import read_run
 
     df = read_run(path)
     return (

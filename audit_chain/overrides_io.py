@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from audit_chain.campaign_io import load_packet_info
 from campaign.overrides import append_override, overrides_path, read_override_lines
 from campaign.project import Project, now_iso, open_project
-from packet_builder.campaign_io import load_packet_info
 from policies.adjudication import Override
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition

@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from audit_chain.audit_ops import load_plan, resolve_initial, run_adjudication
+from audit_chain.campaign_io import load_packet_info, packet_kinds, sha256_file, store_snapshot
+from audit_chain.rater_choice import NoRaters
 from campaign.overrides import overrides_path
 from campaign.project import Project
 from campaign.raters import raters_path
-from packet_builder.audit_ops import load_plan, resolve_initial, run_adjudication
-from packet_builder.campaign_io import load_packet_info, packet_kinds, sha256_file, store_snapshot
-from packet_builder.rater_choice import NoRaters
 from policies.adjudication import ConditionDecision
 from policies.repair import ACCEPT
 from policies.revision import Review, Stage, revise

@@ -1,7 +1,7 @@
 """File edge of the ROP study statistics (accounting, miss ranks, reader association,
 passage deletion, replay check): read JSONL and resolver files, call the pure scorers.
 
-Kept apart from `packet_builder.rop_files` (the evaluator's file edge) so the two change
+Kept apart from `formats.rop_files` (the evaluator's file edge) so the two change
 independently; only the JSONL reader is shared. Every bad line is reported as
 ``file:line: what is wrong``.
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from packet_builder.rop_files import read_jsonl_objects
+from formats.rop_files import read_jsonl_objects
 from scorers.rop.accounting import AccountingReport, account, parse_account_records
 from scorers.rop.declaration import parse_declaration_json
 from scorers.rop.deletion import DeletionReport, deletion_contrasts, parse_calls

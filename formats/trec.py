@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from packet_builder.classic import Rubric, claim_qrel
-from packet_builder.trec_lines import is_skipped
+from formats.classic import Rubric, claim_qrel
+from formats.trec_lines import is_skipped
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads, json_problem
 

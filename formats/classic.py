@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from packet_builder.records import Condition, Query
+from formats.records import Condition, Query
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads, json_problem
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from packet_builder.classic import claim_qrel
-from packet_builder.readers import json_lines
+from formats.classic import claim_qrel
+from formats.readers import json_lines
 from vocabulary.errors import InputError
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from packet_builder.beir import QRELS_HEADER, tsv_rows
-from packet_builder.classic import claim_qrel
+from formats.beir import QRELS_HEADER, tsv_rows
+from formats.classic import claim_qrel
 from vocabulary.errors import InputError
 
 
@@ -27,7 +27,7 @@ def _first_line(path: Path) -> str:
 
 
 def _beir_tsv(path: Path) -> pd.DataFrame:
-    # BEIR's reading (packet_builder.beir.tsv_rows): csv quoting, ids verbatim.
+    # BEIR's reading (formats.beir.tsv_rows): csv quoting, ids verbatim.
     rows: list[tuple[str, str, int]] = []
     seen: dict[tuple[str, str], int] = {}
     lines = tsv_rows(path)
@@ -51,7 +51,7 @@ def read_any_qrels(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     first = _first_line(path)
     if first.lstrip().startswith("{"):
-        from packet_builder.readers import read_qrels
+        from formats.readers import read_qrels
 
         return read_qrels(path)
     if tuple(p.strip() for p in first.rstrip("\r\n").split("\t")) == QRELS_HEADER:
@@ -59,7 +59,7 @@ def read_any_qrels(path: str | Path) -> pd.DataFrame:
     fast = _arrow_qrels(path)
     if fast is not None:
         return fast
-    from packet_builder.trec import read_graded_qrels
+    from formats.trec import read_graded_qrels
 
     return read_graded_qrels(path)[["query_id", "doc_id", "grade"]]
 
@@ -67,7 +67,7 @@ def read_any_qrels(path: str | Path) -> pd.DataFrame:
 def _arrow_qrels(path: Path) -> pd.DataFrame | None:
     """Clean single-space TREC qrels through pyarrow (negative grades kept); None sends
     anything else (comments, tabs, duplicates, Latin-1) to the line reader."""
-    from packet_builder.trec_lines import arrow_qrels
+    from formats.trec_lines import arrow_qrels
 
     fast = arrow_qrels(path)
     if fast is None:
@@ -81,7 +81,7 @@ def read_query_ids(path: str | Path) -> set[str]:
     or TREC topics (SGML/XML or TSV)."""
     path = Path(path)
     if _first_line(path).lstrip().startswith("{"):
-        from packet_builder.readers import json_lines
+        from formats.readers import json_lines
 
         ids: set[str] = set()
         for lineno, obj in json_lines(path):
@@ -92,6 +92,6 @@ def read_query_ids(path: str | Path) -> set[str]:
                 )
             ids.add(str(qid))
         return ids
-    from packet_builder.trec import read_topics
+    from formats.trec import read_topics
 
     return {t.query_id for t in read_topics(path)}

@@ -52,7 +52,7 @@ def queue_disagreements(
 
 def check_queue(project: Project, path: Path, obj: dict[str, Any]) -> None:
     """Raise one InputErrors listing every disagreement between the queue and its plan."""
-    from packet_builder.audit_ops import load_plan
+    from audit_chain.audit_ops import load_plan
     from policies.repair import pairs_sha256
 
     plan_info = obj.get("plan")
