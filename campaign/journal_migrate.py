@@ -23,6 +23,7 @@ from campaign import journal, journal_pg
 from campaign.overrides import append_override_pg, read_overrides_pg
 from campaign.project import Project, write_bytes_atomic, write_json_atomic
 from vocabulary.errors import InputError
+from vocabulary.jsonlines import json_lines
 from vocabulary.jsonread import json_loads
 
 _PENDING = "journal_migration"
@@ -128,7 +129,7 @@ def _file_overrides(project: Project) -> list[dict[str, Any]]:
     path = project.decisions_dir / "overrides.jsonl"
     if not path.is_file():
         return []
-    return [json_loads(r) for r in path.read_text(encoding="utf-8").splitlines() if r.strip()]
+    return [obj for _lineno, obj in json_lines(path, json_hint="fix or remove the line")]
 
 
 def _db_config(project: Project) -> journal_pg.PgConfig | None:

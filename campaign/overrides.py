@@ -17,8 +17,7 @@ from typing import Any
 
 from campaign import journal_pg, store_pg_overrides
 from campaign.project import Project, open_private
-from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads
+from vocabulary.jsonlines import json_lines
 
 
 def overrides_path(project: Project) -> Path:
@@ -35,25 +34,14 @@ def read_override_lines(project: Project) -> list[tuple[int, dict[str, Any]]]:
     path = overrides_path(project)
     if not path.is_file():
         return []
-    out: list[tuple[int, dict[str, Any]]] = []
-    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json_loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"bad override line ({exc})", file=path, line=lineno, hint="fix or remove the line"
-            ) from exc
-        if not isinstance(obj, dict):
-            raise InputError(
-                "bad override line (not a JSON object)",
-                file=path,
-                line=lineno,
-                hint="fix or remove the line",
-            )
-        out.append((lineno, obj))
-    return out
+    return list(
+        json_lines(
+            path,
+            json_hint="fix or remove the line",
+            bad_line="bad override line",
+            not_object="bad override line (not a JSON object)",
+        )
+    )
 
 
 def append_override(project: Project, record: dict[str, Any]) -> Path:

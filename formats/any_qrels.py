@@ -81,7 +81,7 @@ def read_query_ids(path: str | Path) -> set[str]:
     or TREC topics (SGML/XML or TSV)."""
     path = Path(path)
     if _first_line(path).lstrip().startswith("{"):
-        from formats.readers import json_lines
+        from vocabulary.jsonlines import json_lines
 
         ids: set[str] = set()
         for lineno, obj in json_lines(path):

@@ -24,8 +24,8 @@ from typing import Any
 import pandas as pd
 
 from formats.classic import claim_qrel
-from formats.readers import json_lines
 from vocabulary.errors import InputError
+from vocabulary.jsonlines import json_lines
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 

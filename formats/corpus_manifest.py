@@ -11,7 +11,6 @@ last path segment in the ingested folder (or next to the ingested file).
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonlines import json_lines
 
 REQUIRED = ("doc_id", "url", "sha256")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -65,15 +64,12 @@ def read_manifest(path: Path) -> list[ManifestRow]:
         raise InputError("manifest is empty", file=path)
     rows: list[ManifestRow] = []
     if lines[0][1].lstrip().startswith("{"):
-        for lineno, ln in lines:
-            try:
-                obj = json_loads(ln)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"not JSON ({json_problem(exc)})", file=path, line=lineno
-                ) from None
-            if not isinstance(obj, dict):
-                raise InputError("a manifest line must be a JSON object", file=path, line=lineno)
+        for lineno, obj in json_lines(
+            path,
+            json_hint=None,
+            bad_line="not JSON",
+            not_object="a manifest line must be a JSON object",
+        ):
             rows.append(_row(obj, path, lineno))
     else:
         header = [h.strip() for h in lines[0][1].split("\t")]

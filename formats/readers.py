@@ -11,9 +11,6 @@ first bad line.
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,66 +31,10 @@ from formats.trec_lines import (
     trec_fields,
 )
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonlines import json_lines
 
 QREL_COLUMNS = ["query_id", "doc_id", "grade"]
 RUN_COLUMNS = ["query_id", "doc_id", "rank", "score", "tag"]
-
-
-def text_lines(path: Path, *, missing_hint: str = "check the path") -> Iterator[tuple[int, str]]:
-    """(line number, line) of a UTF-8 text file; a missing file or bad UTF-8 raises."""
-    if not path.is_file():
-        raise InputError("file not found", file=path, hint=missing_hint)
-    try:
-        with path.open(encoding="utf-8") as fh:
-            yield from enumerate(fh, start=1)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", file=path, hint="save as UTF-8") from exc
-
-
-def json_lines(
-    path: Path,
-    *,
-    missing_hint: str = "check the path",
-    json_hint: str | None = "one JSON object per line",
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; the first bad line raises."""
-    for lineno, line in text_lines(path, missing_hint=missing_hint):
-        if not line.strip():
-            continue
-        try:
-            obj = json_loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"malformed JSON ({json_problem(exc)})",
-                file=path,
-                line=lineno,
-                hint=json_hint,
-            ) from exc
-        if not isinstance(obj, dict):
-            raise InputError("expected a JSON object", file=path, line=lineno)
-        if _SURROGATE_ESCAPE.search(line) and not _encodable(obj):
-            raise InputError(
-                "a string holds half of a UTF-16 surrogate pair (a lone \\udXXX escape),"
-                " which is not text",
-                file=path,
-                line=lineno,
-                hint="write the character itself, or both halves of its escape",
-            )
-        yield lineno, obj
-
-
-# A \u escape of a UTF-16 surrogate: json.loads turns an unpaired one into a str that no
-# UTF-8 file, database or page can hold.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _encodable(obj: Any) -> bool:
-    try:
-        json.dumps(obj, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _req_str(obj: dict[str, Any], key: str, path: Path, lineno: int, where: str = "") -> str:

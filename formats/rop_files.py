@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from scorers.rop.evaluate import RopResult, evaluate
 from scorers.rop.resolver import parse_resolver
 from scorers.rop.targets import compare_targets, parse_target_records
 from vocabulary.errors import InputError, InputErrors
+from vocabulary.jsonlines import json_lines
 from vocabulary.jsonread import json_loads
 from vocabulary.progress import Progress, no_progress
 
@@ -52,29 +53,6 @@ def read_declaration_bundle(path: str | Path) -> DeclarationBundle:
         except OSError:
             files[rel] = None
     return DeclarationBundle(data, parsed, files, str(path))
-
-
-def read_jsonl_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; bad lines raise InputError."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", file=path, hint="check the path")
-    with path.open("rb") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json_loads(line)
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise InputError(
-                    f"malformed JSON ({exc})",
-                    file=path,
-                    line=lineno,
-                    hint="one JSON object per line",
-                ) from exc
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", file=path, line=lineno)
-            yield lineno, obj
 
 
 def read_json_file(path: str | Path) -> Any:
@@ -155,7 +133,7 @@ def compare_targets_file(
         resolver, problems = parse_resolver(rpath.read_bytes(), str(rpath))
         if resolver is None:
             raise InputErrors([InputError(p) for p in problems])
-    rows = list(read_jsonl_objects(records_path))
+    rows = list(json_lines(Path(records_path)))
     records = parse_target_records(
         rows,
         str(records_path),

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from formats.rop_files import read_jsonl_objects
 from scorers.rop.accounting import AccountingReport, account, parse_account_records
 from scorers.rop.declaration import parse_declaration_json
 from scorers.rop.deletion import DeletionReport, deletion_contrasts, parse_calls
@@ -23,12 +22,13 @@ from scorers.rop.replay import ReplayReport, check_replay, parse_run_records
 from scorers.rop.resolver import Resolver, parse_resolver
 from scorers.rop.targets import parse_target_records
 from vocabulary.errors import InputError, InputErrors
+from vocabulary.jsonlines import json_lines
 
 
 def jsonl_rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line; the first bad line raises."""
     # The same JSONL reading (and error wording) as the evaluator's file edge.
-    return list(read_jsonl_objects(path))
+    return list(json_lines(Path(path)))
 
 
 def read_resolver(path: str | Path) -> Resolver:

@@ -121,7 +121,7 @@ def collect_ocr(ocr_dir: Path, known: dict[str, str]) -> tuple[list[DocPages], i
 
 
 def collect_pages_jsonl(path: Path, known: dict[str, str]) -> tuple[list[DocPages], int]:
-    from formats.readers import json_lines
+    from vocabulary.jsonlines import json_lines
 
     by_doc: dict[str, dict[int, str]] = {}
     for lineno, obj in json_lines(path):

@@ -44,7 +44,7 @@ def measure_values(
 def _graded_jsonl(path: Path) -> QrelRows:
     """JSONL qrels with any integer grade: finalize writes a TREC project's -2 grades into
     its qrels.jsonl, which the n-Clue reader (clue counts) refuses."""
-    from formats.readers import json_lines
+    from vocabulary.jsonlines import json_lines
 
     rows: QrelRows = []
     seen: set[tuple[str, str]] = set()
@@ -64,7 +64,7 @@ def _graded_jsonl(path: Path) -> QrelRows:
 
 def qrels_file(path: Path) -> QrelRows:
     from formats.any_qrels import read_any_qrels
-    from formats.readers import text_lines
+    from vocabulary.jsonlines import text_lines
 
     for _lineno, line in text_lines(path, missing_hint="check the path"):
         if line.strip():

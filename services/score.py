@@ -384,7 +384,7 @@ def _classic_route(src: ScoreSource, measures: bool) -> bool:
         return True  # no n-Clue queries: nothing but qrels and runs (default ndcg_cut_10)
     if not measures:
         return False
-    from formats.readers import json_lines
+    from vocabulary.jsonlines import json_lines
 
     try:
         first = next(iter(json_lines(src.queries)), None)

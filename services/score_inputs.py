@@ -181,7 +181,7 @@ def query_attrs(queries: Path | None, project: Path | None) -> tuple[list[str], 
 def page_counts(pages: Path | None, project: Path | None) -> dict[str, int]:
     """Pages per document: a pages.jsonl (distinct pages per doc_id) or the store's documents."""
     if pages is not None:
-        from formats.readers import json_lines
+        from vocabulary.jsonlines import json_lines
 
         seen: dict[str, set[Any]] = {}
         for lineno, obj in json_lines(pages):

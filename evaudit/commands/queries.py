@@ -93,8 +93,9 @@ def queries() -> None:
 def render_cmd(queries_file: Path, form: str, out: Path, as_json: bool) -> None:
     """Write queries.jsonl with the same ids and conditions and the text in FORM ("form" added)."""
     from evaudit.output import emit_json
-    from formats.readers import json_lines, read_queries
+    from formats.readers import read_queries
     from packet_builder.query_forms import check_texts, render
+    from vocabulary.jsonlines import json_lines
 
     if out.exists() and out.resolve() == queries_file.resolve():
         raise InputError("--out would overwrite --queries", file=out, hint="choose another --out")
