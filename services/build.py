@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from campaign.project import Project
 from packet_builder.build import Announce, BuildResult, BuildSpec, build
 from packet_builder.packet_size import PacketPlan
+from services.projects import ProjectRef, project_at
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
 
@@ -62,7 +62,7 @@ class BuildReport:
 
 
 def build_packet(
-    project: Project,
+    project: ProjectRef,
     spec: BuildSpec,
     progress: Progress = no_progress,
     announce: Announce | None = None,
@@ -71,5 +71,6 @@ def build_packet(
     """Build and register packet `spec.name`; writes nothing on any error, leak, a packet
     over `spec.max_packet_mb`, or with `dry_run`. `announce` sees the packet's size and
     expected annotation time before anything is written."""
+    project = project_at(project)
     result = build(project, spec, progress, announce, dry_run)
     return BuildReport(result, result.to_json())

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from campaign.packets import read_admin_key
-from campaign.project import Project
 from packet_builder.campaign_io import store_snapshot
 from packet_builder.finalize_io import compute
 from scorers.label_error import Estimate, LabelErrorReport, label_error_report, stratum_counts
+from services.projects import ProjectRef, project_at
 from vocabulary.errors import InputError
 
 
@@ -74,7 +74,8 @@ class EstimateReport:
         return self.estimate.to_text()
 
 
-def label_error_estimate(project: Project, packet: str) -> EstimateReport:
+def label_error_estimate(project: ProjectRef, packet: str) -> EstimateReport:
+    project = project_at(project)
     key = read_admin_key(project, packet)
     if key.get("kind") != "initial":
         raise InputError(

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from campaign.project import Project
 from packet_builder.corpus_manifest import read_manifest
 from packet_builder.source_fetch import FetchLimits, FetchOutcome, fetch_all
+from services.projects import ProjectRef, project_at
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
 
@@ -58,10 +58,11 @@ class FetchReport:
 
 
 def fetch_sources(
-    project: Project, manifest: Path, out: Path | None, limits: FetchLimits, *,
+    project: ProjectRef, manifest: Path, out: Path | None, limits: FetchLimits, *,
     workers: int = 4, progress: Progress = no_progress,
 ) -> FetchReport:  # fmt: skip
     """Fetch every row of `manifest` into `out` (default: the project's `sources/`)."""
+    project = project_at(project)
     rows = read_manifest(manifest)
     target = out if out is not None else project.root / "sources"
     outcomes = fetch_all(rows, target, limits, workers=workers, progress=progress)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from campaign.project import Project
 from packet_builder.campaign_io import load_packet_info, load_streams
 from packet_builder.rater_choice import describe_raters, pick_raters
 from scorers.integrity import integrity_report
+from services.projects import ProjectRef, project_at
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 
@@ -101,9 +101,10 @@ class IntegrityReport:
         return "\n".join(parts)
 
 
-def integrity(project: Project, packet_name: str) -> IntegrityReport:
+def integrity(project: ProjectRef, packet_name: str) -> IntegrityReport:
     """Every stream's figures (whatever the rater choice), each stream's progress, and the
     raters the chain uses for the packet when they are known (`raters`, else null)."""
+    project = project_at(project)
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
     out = integrity_report(packet, streams.all_responses, streams.read_problems, streams.duplicates)

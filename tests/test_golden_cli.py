@@ -51,12 +51,13 @@ LOAD = ("load", "{P}", "--queries", "{S}/queries.jsonl", "--qrels", "{S}/qrels.t
 CALIBRATE = ("orbit", "calibrate", "{P}", "--target", "0.9", "--depth", "50,100,200",
              "--k1", "0.6,0.8,1.2", "--b", "0.2,0.4,0.75")  # fmt: skip
 
+# fmt: off
 CASES: list[Case] = [
     # init (README, docs/formats.md, docs/deploy.md)
     c("init_weak_password", "init", "{T}/weak", "--admin-password", "short"),
     c("init_bad_journal", "init", "{T}/badj", "--journal", "mysql://u@h/db"),
     c("init_unreachable_journal", "init", "{T}/nopg", "--journal",
-      "postgresql://nobody@127.0.0.1:9/none"),  # fmt: skip
+      "postgresql://nobody@127.0.0.1:9/none"),
     c("init_generated", "init", "{T}/gen"),
     c("init_generated_json", "init", "{T}/gen_json", "--json"),
     c("init_json", "init", "{T}/other", "--admin-password", PW, "--json"),
@@ -68,11 +69,11 @@ CASES: list[Case] = [
     c("ingest_missing_pages_json", "ingest", "{P}", "--pages", "{T}/missing.jsonl", "--json"),
     c("ingest", "ingest", "{P}", "--pdf-dir", "{S}/pdfs", "--workers", "2"),
     c("ingest_unchanged_json", "ingest", "{P}", "--pdf-dir", "{S}/pdfs", "--workers", "2",
-      "--json"),  # fmt: skip
+      "--json"),
     # load, status, check, gate
     c("load_bad_run", "load", "{P}", "--run", "nofile"),
     c("load_run_twice", "load", "{P}", "--run", "a={S}/runs/rrf.trec", "--run",
-      "a={S}/runs/rrf.trec"),  # fmt: skip
+      "a={S}/runs/rrf.trec"),
     c("load", *LOAD),
     c("load_json", *LOAD, "--json"),
     c("status", "status", "{P}"),
@@ -82,7 +83,7 @@ CASES: list[Case] = [
     c("check_strict", "check", "{P}", "--strict"),
     c("check_cross_page", "check", "{P}", "--require-cross-page"),
     c("check_cross_page_strict_json", "check", "{P}", "--require-cross-page", "--strict",
-      "--json"),  # fmt: skip
+      "--json"),
     c("gate", "gate", "{P}", "--min-rate", "0.98"),
     c("gate_json", "gate", "{P}", "--min-rate", "0.98", "--json"),
     c("gate_log_empty", "gate", "{P}", "--log"),
@@ -92,7 +93,7 @@ CASES: list[Case] = [
     # packets (docs/packets.md)
     c("packet_list_empty", "packet", "list", "{P}"),
     c("packet_build", "packet", "build", "{P}", "--name", "initial", "--seed", "7",
-      "--total", "12"),  # fmt: skip
+      "--total", "12"),
     c("packet_list", "packet", "list", "{P}"),
     c("packet_list_json", "packet", "list", "{P}", "--json"),
     c("packet_check", "packet", "check", "{P}", "initial"),
@@ -103,12 +104,12 @@ CASES: list[Case] = [
     c("packet_stats_unknown", "packet", "stats", "{P}", "nosuch"),
     c("packet_recall", "packet", "recall", "{P}", "initial"),
     c("packet_recall_all_json", "packet", "recall", "{P}", "initial", "--scope",
-      "all-positives", "--json"),  # fmt: skip
+      "all-positives", "--json"),
     c("packet_export", "packet", "export", "{P}", "initial", "--out", "{T}/initial.json"),
     c("packet_export_json", "packet", "export", "{P}", "initial", "--out",
-      "{T}/initial2.json", "--json"),  # fmt: skip
+      "{T}/initial2.json", "--json"),
     c("packet_export_html", "packet", "export", "{P}", "initial", "--format", "html",
-      "--annotator", "A", "--out", "{T}/A.html"),  # fmt: skip
+      "--annotator", "A", "--out", "{T}/A.html"),
     c("packet_export_unknown", "packet", "export", "{P}", "nosuch", "--out", "{T}/x.json"),
     # the audit chain before any response: errors and the raters view
     c("raters", "raters", "{P}", "initial"),
@@ -117,24 +118,24 @@ CASES: list[Case] = [
     c("integrity_no_responses", "integrity", "{P}", "initial"),
     c("repair_plan_no_responses", "repair", "plan", "{P}", "initial"),
     c("override_bad_page", "override", "{P}", "initial", "nosuch", "C1", "--answer", "yes",
-      "--reason", "r", "--page", "x", "--quote", "some words here to quote"),  # fmt: skip
+      "--reason", "r", "--page", "x", "--quote", "some words here to quote"),
     c("finalize_manifest_outside", "finalize", "{P}", "--out", "{P}/final",
-      "--manifest-out", "{T}/elsewhere/m.json"),  # fmt: skip
+      "--manifest-out", "{T}/elsewhere/m.json"),
     # queries (README, docs/runs.md)
     c("queries_render", "queries", "render", "--queries", "{S}/queries.jsonl", "--form",
-      "clean_v2", "--out", "{T}/clean_v2.jsonl"),  # fmt: skip
+      "clean_v2", "--out", "{T}/clean_v2.jsonl"),
     c("queries_render_json", "queries", "render", "--queries", "{S}/queries.jsonl",
-      "--form", "natural", "--out", "{T}/natural.jsonl", "--json"),  # fmt: skip
+      "--form", "natural", "--out", "{T}/natural.jsonl", "--json"),
     c("queries_render_onto_itself", "queries", "render", "--queries", "{T}/natural.jsonl",
-      "--form", "raw", "--out", "{T}/natural.jsonl"),  # fmt: skip
+      "--form", "raw", "--out", "{T}/natural.jsonl"),
     c("queries_check", "queries", "check", "--queries", "{S}/queries.jsonl"),
     c("queries_check_json", "queries", "check", "--queries", "{S}/queries.jsonl", "--json"),
     c("queries_check_file", "queries", "check", "--queries", "{S}/queries.jsonl",
-      "--form", "raw", "--file", "nat={T}/natural.jsonl"),  # fmt: skip
+      "--form", "raw", "--file", "nat={T}/natural.jsonl"),
     c("queries_check_bad_file", "queries", "check", "--queries", "{S}/queries.jsonl",
-      "--file", "nonamefile"),  # fmt: skip
+      "--file", "nonamefile"),
     c("queries_check_other_ids", "queries", "check", "--queries", "{T}/one_query.jsonl",
-      "--file", "all={S}/queries.jsonl"),  # fmt: skip
+      "--file", "all={S}/queries.jsonl"),
     c("queries_show", "queries", "show", "{P}", "q001"),
     c("queries_show_json", "queries", "show", "{P}", "q001", "--json"),
     c("queries_show_unknown", "queries", "show", "{P}", "J001"),
@@ -144,9 +145,9 @@ CASES: list[Case] = [
     c("journal_migrate_to_file", "journal", "migrate", "{P}", "--to", "file"),
     # fetch (README): a manifest whose rows cannot be fetched
     c("fetch_refused_rows", "fetch", "{P}", "--manifest", "{T}/corpus.manifest.jsonl",
-      "--out", "{T}/pdfs", "--attempts", "1"),  # fmt: skip
+      "--out", "{T}/pdfs", "--attempts", "1"),
     c("fetch_refused_rows_json", "fetch", "{P}", "--manifest", "{T}/corpus.manifest.jsonl",
-      "--out", "{T}/pdfs", "--attempts", "1", "--json"),  # fmt: skip
+      "--out", "{T}/pdfs", "--attempts", "1", "--json"),
     # orbit calibrate (README, docs/orbit.md)
     c("orbit_calibrate", *CALIBRATE),
     c("orbit_calibrate_json", *CALIBRATE, "--json"),
@@ -158,6 +159,7 @@ CASES: list[Case] = [
     c("reproduce_flipped", "reproduce", "{T}/rel/MANIFEST.json", "--verify", "@flip"),
     c("reproduce_missing_input", "reproduce", "{T}/rel2/MANIFEST.json", "--record"),
 ]
+# fmt: on
 
 
 def _prepare(tmp: Path) -> None:
