@@ -41,10 +41,9 @@ def fetch_cmd(
     --pdf-dir OUT --manifest MANIFEST` ingests and re-checks them.
     """
     from evaudit.output import emit_json, progress_bar
-    from services.fetch import FetchLimits, fetch_sources
+    from services.fetch import FetchOptions, fetch_sources
 
-    limits = FetchLimits(timeout=timeout, max_bytes=int(max_mb * (1 << 20)),
-                         attempts=attempts, backoff=backoff)  # fmt: skip
+    limits = FetchOptions(timeout=timeout, max_mb=max_mb, attempts=attempts, backoff=backoff)
     report = fetch_sources(project, manifest, out, limits, workers=workers,
                            progress=progress_bar(as_json))  # fmt: skip
     if as_json:
