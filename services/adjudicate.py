@@ -8,8 +8,8 @@ from typing import Any
 from audit_chain.audit_ops import load_plan, resolve_initial, run_adjudication
 from audit_chain.campaign_io import load_packet_info
 from audit_chain.rater_choice import describe_raters
-from campaign.project import Project
 from policies.adjudication import summary
+from services.projects import ProjectRef, project_at
 from vocabulary.tables import table
 
 _COLUMNS = ("item", "condition", "votes", "final", "path")
@@ -97,7 +97,7 @@ class AdjudicationReport:
 
 
 def adjudicate(
-    project: Project,
+    project: ProjectRef,
     packet_name: str,
     tiebreak: str | None,
     raters: str | None,
@@ -106,6 +106,7 @@ def adjudicate(
 ) -> AdjudicationReport:
     """Decide PACKET; a packet of partial pairs takes the locked conditions of the
     initial packet's repair plan (`initial`, default: the only one)."""
+    project = project_at(project)
     packet = load_packet_info(project, packet_name)
     plan = None
     if not all(it.full for it in packet.items):

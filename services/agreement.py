@@ -11,8 +11,8 @@ from typing import Any
 
 from audit_chain.campaign_io import load_packet_info, load_streams
 from audit_chain.rater_choice import describe_raters, pick_raters
-from campaign.project import Project
 from scorers.audit_tables import audit_report
+from services.projects import ProjectRef, project_at
 from services.report import STAT_COLUMNS, Stat
 from vocabulary.tables import table
 
@@ -104,11 +104,12 @@ class AgreementReport:
 
 
 def agreement_audit(
-    project: Project, packet_name: str, raters: str | None, remember: bool = True
+    project: ProjectRef, packet_name: str, raters: str | None, remember: bool = True
 ) -> AgreementReport:
     """The audit table of PACKET from its journals now (`raters`: the `--raters` option;
     default: the stored choice, else the complete streams). `remember` False (the admin
     page) never stores a choice and shows named raters as a view."""
+    project = project_at(project)
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
     choice = pick_raters(project, packet, streams, raters, remember=remember)

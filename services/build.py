@@ -14,9 +14,9 @@ from typing import Any
 
 from audit_chain.challenge_qrels import challenge_qrels, describe
 from audit_chain.queue_check import check_queue
-from campaign.project import Project
 from packet_builder.build import Announce, BuildResult, BuildSpec, ChainInputs, build
 from packet_builder.packet_size import PacketPlan
+from services.projects import ProjectRef, project_at
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
 
@@ -67,7 +67,7 @@ CHAIN = ChainInputs(check_queue, challenge_qrels, describe)
 
 
 def build_packet(
-    project: Project,
+    project: ProjectRef,
     spec: BuildSpec,
     progress: Progress = no_progress,
     announce: Announce | None = None,
@@ -76,5 +76,6 @@ def build_packet(
     """Build and register packet `spec.name`; writes nothing on any error, leak, a packet
     over `spec.max_packet_mb`, or with `dry_run`. `announce` sees the packet's size and
     expected annotation time before anything is written."""
+    project = project_at(project)
     result = build(project, spec, CHAIN, progress, announce, dry_run)
     return BuildReport(result, result.to_json())

@@ -17,8 +17,8 @@ from typing import Any
 from audit_chain.campaign_io import store_snapshot
 from audit_chain.finalize_io import compute
 from campaign.packets import read_admin_key
-from campaign.project import Project
 from scorers.label_error import Estimate, LabelErrorReport, label_error_report, stratum_counts
+from services.projects import ProjectRef, project_at
 from vocabulary.errors import InputError
 
 
@@ -74,7 +74,8 @@ class EstimateReport:
         return self.estimate.to_text()
 
 
-def label_error_estimate(project: Project, packet: str) -> EstimateReport:
+def label_error_estimate(project: ProjectRef, packet: str) -> EstimateReport:
+    project = project_at(project)
     key = read_admin_key(project, packet)
     if key.get("kind") != "initial":
         raise InputError(

@@ -11,13 +11,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from campaign.project import Project
 from formats.corpus_manifest import read_manifest
 from packet_builder.source_fetch import FetchLimits, FetchOutcome, fetch_all
+from services.projects import ProjectRef, project_at
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
 
-__all__ = ["FetchLimits", "FetchReport", "fetch_sources"]
+__all__ = ["FetchLimits", "FetchOptions", "FetchReport", "fetch_sources"]
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """The command's limits as given (`max_mb` in MiB); `limits()` is the engine's."""
+
+    timeout: float = 30.0
+    max_mb: float = 512.0
+    attempts: int = 4
+    backoff: float = 1.0
+
+    def limits(self) -> FetchLimits:
+        return FetchLimits(timeout=self.timeout, max_bytes=int(self.max_mb * (1 << 20)),
+                           attempts=self.attempts, backoff=self.backoff)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -58,11 +72,14 @@ class FetchReport:
 
 
 def fetch_sources(
-    project: Project, manifest: Path, out: Path | None, limits: FetchLimits, *,
+    project: ProjectRef, manifest: Path, out: Path | None, limits: FetchLimits | FetchOptions, *,
     workers: int = 4, progress: Progress = no_progress,
 ) -> FetchReport:  # fmt: skip
     """Fetch every row of `manifest` into `out` (default: the project's `sources/`)."""
+    project = project_at(project)
     rows = read_manifest(manifest)
     target = out if out is not None else project.root / "sources"
+    if isinstance(limits, FetchOptions):
+        limits = limits.limits()
     outcomes = fetch_all(rows, target, limits, workers=workers, progress=progress)
     return FetchReport(str(manifest), str(target), outcomes)

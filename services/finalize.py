@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,13 @@ from audit_chain.grade_scale import classic_scale
 from audit_chain.rater_choice import describe_raters
 from campaign.project import Project, private_dir, write_bytes_atomic
 from formats.qrels_export import describe_ids, revised_texts
+from packet_builder.reproduce import (
+    ArgvItem,
+    project_files,
+    require_inside,
+    write_command_manifest,
+)
+from services.projects import ProjectRef, project_at
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 
@@ -120,7 +128,7 @@ class FinalizeReport:
 
 
 def finalize(
-    project: Project,
+    project: ProjectRef,
     out_dir: Path,
     initial: str | None = None,
     initial_raters: str | None = None,
@@ -130,9 +138,43 @@ def finalize(
     allow_pending: bool = False,
     promote_to: int | None = None,
     adjudication_raters: str | None = None,
+    *,
+    manifest_out: Path | None = None,
+    argv: Sequence[ArgvItem] = (),
 ) -> FinalizeReport:
     """Write the revised qrels. A BEIR/TREC project's qrels copies carry its original
-    grade scale (and BEIR's also qrels.tsv); the audit-scale changes stay in report.json."""
+    grade scale (and BEIR's also qrels.tsv); the audit-scale changes stay in report.json.
+    With `manifest_out`, also the reproduction manifest of `argv` (the command line that
+    ran), refused before anything is written when the project or `out_dir` lie outside
+    its folder."""
+    ins: list[Path] = []
+    if manifest_out is not None:
+        root = project.root if isinstance(project, Project) else Path(project)
+        require_inside(manifest_out, [root, out_dir])
+        ins = project_files(root, exclude=[out_dir, manifest_out])
+    report = _finalize(
+        project_at(project), out_dir, initial, initial_raters, adjudication, challenges,
+        tiebreak, allow_pending, promote_to, adjudication_raters,
+    )  # fmt: skip
+    if manifest_out is None:
+        return report
+    made = [out_dir / name for name in report.body["outputs"]]
+    write_command_manifest(manifest_out, argv, ins, made)
+    return report.with_entry("manifest_out", str(manifest_out))
+
+
+def _finalize(
+    project: Project,
+    out_dir: Path,
+    initial: str | None,
+    initial_raters: str | None,
+    adjudication: list[str] | None,
+    challenges: list[str] | None,
+    tiebreak: str | None,
+    allow_pending: bool,
+    promote_to: int | None,
+    adjudication_raters: str | None,
+) -> FinalizeReport:
     classic = classic_scale(project, promote_to)  # checks --promote-to before the work
     result, inputs, _used = compute(
         project, initial, initial_raters, adjudication, challenges, tiebreak, allow_pending,

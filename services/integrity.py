@@ -7,8 +7,8 @@ from typing import Any
 
 from audit_chain.campaign_io import load_packet_info, load_streams
 from audit_chain.rater_choice import describe_raters, pick_raters
-from campaign.project import Project
 from scorers.integrity import integrity_report
+from services.projects import ProjectRef, project_at
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 
@@ -101,9 +101,10 @@ class IntegrityReport:
         return "\n".join(parts)
 
 
-def integrity(project: Project, packet_name: str) -> IntegrityReport:
+def integrity(project: ProjectRef, packet_name: str) -> IntegrityReport:
     """Every stream's figures (whatever the rater choice), each stream's progress, and the
     raters the chain uses for the packet when they are known (`raters`, else null)."""
+    project = project_at(project)
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
     out = integrity_report(packet, streams.all_responses, streams.read_problems, streams.duplicates)

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from campaign import store
-from campaign.project import Project
 from packet_builder.routes.base import tokenize
 from scorers.lexical import BM25Index
 from scorers.orbit.calibration import Cell, deepest_ranks, grid_cells, select
 from services.baseline_runs import corpus_units, query_texts
+from services.projects import ProjectRef, project_at
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
@@ -71,11 +71,12 @@ class CalibrationReport:
 
 
 def calibrate(
-    project: Project, *, depths: Sequence[int], k1s: Sequence[float], bs: Sequence[float],
+    project: ProjectRef, *, depths: Sequence[int], k1s: Sequence[float], bs: Sequence[float],
     target: float, form: str = "raw", method: str = "lucene", relevant_from: int = 1,
     progress: Progress = no_progress,
 ) -> CalibrationReport:  # fmt: skip
     """Coverage of every grid cell and the chosen setting (None where none meets it)."""
+    project = project_at(project)
     if not depths or not k1s or not bs:
         raise InputError("the grid is empty", hint="pass --depth, --k1 and --b values")
     queries = query_texts(project, form)

@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from campaign.image_cache import CACHE_DIR
-from campaign.project import Project
 from packet_builder.page_images import DPI, RenderResult, render_packet
+from services.projects import ProjectRef, project_at
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
 
@@ -33,10 +33,11 @@ class RenderReport:
 
 
 def render_packet_images(
-    project: Project, packet_id: str, *, workers: int | None = None,
+    project: ProjectRef, packet_id: str, *, workers: int | None = None,
     progress: Progress = no_progress,
 ) -> RenderReport:  # fmt: skip
     """Fill the project's image cache with every page of `packet_id` (an unknown packet
     is a one-line error naming its admin key)."""
+    project = project_at(project)
     result = render_packet(project, packet_id, workers=workers, dpi=DPI, progress=progress)
     return RenderReport(result, str(project.root / CACHE_DIR))

@@ -14,6 +14,7 @@ from audit_chain.campaign_io import load_packet_info, load_streams
 from audit_chain.rater_choice import describe_raters, parse_raters, pick_raters
 from campaign.project import Project
 from campaign.raters import BY_COMMAND, store_raters, stored_raters
+from services.projects import ProjectRef, project_at
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 
@@ -81,14 +82,16 @@ def _body(project: Project, packet_name: str, remember: bool) -> dict[str, Any]:
     return out
 
 
-def show_raters(project: Project, packet_name: str) -> RatersReport:
+def show_raters(project: ProjectRef, packet_name: str) -> RatersReport:
     """Every stream with its progress, and the raters the chain uses (nothing is written:
     an initial packet's two complete streams are stored by the first command that uses them)."""
+    project = project_at(project)
     return RatersReport(_body(project, packet_name, remember=False))
 
 
-def choose_raters(project: Project, packet_name: str, names_text: str) -> RatersReport:
+def choose_raters(project: ProjectRef, packet_name: str, names_text: str) -> RatersReport:
     """Store NAMES as PACKET's raters (replacing an earlier choice), then show the streams."""
+    project = project_at(project)
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
     names = parse_raters(names_text, "the rater list")
@@ -112,3 +115,11 @@ def choose_raters(project: Project, packet_name: str, names_text: str) -> Raters
     if before is not None and list(before.raters) != names:
         out["replaced"] = list(before.raters)
     return RatersReport(out)
+
+
+def raters(project: ProjectRef, packet_name: str, names_text: str | None) -> RatersReport:
+    """`evaudit raters`: with NAMES store them (`choose_raters`), else show (`show_raters`)."""
+    project = project_at(project)
+    if names_text:
+        return choose_raters(project, packet_name, names_text)
+    return show_raters(project, packet_name)

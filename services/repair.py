@@ -8,8 +8,9 @@ from typing import Any
 
 from audit_chain.audit_ops import load_plan
 from audit_chain.rater_choice import RaterChoice, describe_raters
-from campaign.project import Project, write_json_atomic
+from campaign.project import write_json_atomic
 from policies.repair import RepairPlan
+from services.projects import ProjectRef, project_at
 from vocabulary.tables import table
 
 
@@ -86,9 +87,10 @@ class RepairPlanReport:
 
 
 def repair_plan(
-    project: Project, packet_name: str, raters: str | None, queue_out: Path | None
+    project: ProjectRef, packet_name: str, raters: str | None, queue_out: Path | None
 ) -> RepairPlanReport:
     """The plan of the initial PACKET; with `queue_out`, its adjudication queue is written."""
+    project = project_at(project)
     loaded = load_plan(project, packet_name, raters)
     out = plan_json(loaded.plan, loaded.raters)
     out["duplicate_streams"] = loaded.streams.duplicates

@@ -37,6 +37,18 @@ class InputError(Exception):
             text += f" ({self.hint})"
         return text
 
+    def to_json(self) -> dict[str, object]:
+        """The one JSON object a command prints under --json when it fails (`ingest`):
+        the one-line error and every problem found (one, or an `InputErrors`' list)."""
+        problems: list[InputError] = getattr(self, "problems", [self])
+        return {
+            "error": self.render(),
+            "problems": [
+                {"message": e.message, "file": e.file, "line": e.line, "hint": e.hint}
+                for e in problems
+            ],
+        }
+
 
 class InputErrors(InputError):
     """Several problems found in one pass (all reported, first one in the message)."""

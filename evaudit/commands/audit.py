@@ -71,10 +71,9 @@ def agreement_estimate(directory: Path, packet: str, as_json: bool) -> None:
 
     A design-weighted estimate (inverse inclusion probabilities per stratum), which is not how
     the n-Clue supplement reads its stratified counts; the per-stratum counts print beside it."""
-    from campaign.project import open_project
     from services.estimate import label_error_estimate
 
-    report = label_error_estimate(open_project(directory), packet)
+    report = label_error_estimate(directory, packet)
     emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
@@ -85,10 +84,9 @@ def agreement_estimate(directory: Path, packet: str, as_json: bool) -> None:
 @_JSON
 def agreement_audit(directory: Path, packet: str, raters: str | None, as_json: bool) -> None:
     """The audit table of "Do Current Retrievers Cover All the Evidence?" (supplement) for PACKET: derived grades, kappas, page sets, strata."""
-    from campaign.project import open_project
     from services.agreement import agreement_audit as run
 
-    report = run(open_project(directory), packet, raters)
+    report = run(directory, packet, raters)
     emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
@@ -102,10 +100,9 @@ def integrity(directory: Path, packet: str, as_json: bool) -> None:
     Exit code 1 when it finds a problem (`ok` false: a structural or page-pool error, or a
     quote that fails the exact check), after printing the report; 0 when `ok`.
     """
-    from campaign.project import open_project
     from services.integrity import integrity as run
 
-    report = run(open_project(directory), packet)
+    report = run(directory, packet)
     emit_json(report.to_json()) if as_json else click.echo(report.table())
     if not report.ok:
         sys.exit(1)
@@ -130,10 +127,9 @@ def repair_plan(
     directory: Path, packet: str, raters: str | None, queue_out: Path | None, as_json: bool
 ) -> None:
     """Accept the two raters' consensus increases; queue splits and decreases for adjudication."""
-    from campaign.project import open_project
     from services.repair import repair_plan as run
 
-    report = run(open_project(directory), packet, raters, queue_out)
+    report = run(directory, packet, raters, queue_out)
     emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
@@ -164,10 +160,9 @@ def adjudicate(
     as_json: bool,
 ) -> None:
     """Majority decisions per condition, overrides, tie-breaks, and final grades with the gate."""
-    from campaign.project import open_project
     from services.adjudicate import adjudicate as run
 
-    report = run(open_project(directory), packet, tiebreak, raters, initial, initial_raters)
+    report = run(directory, packet, tiebreak, raters, initial, initial_raters)
     emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
@@ -195,13 +190,10 @@ def override(
     as_json: bool,
 ) -> None:
     """Record an evidence-aware admin decision for ITEM CONDITION (never a vote, never in kappa)."""
-    from audit_chain.overrides_io import record_override
+    from services.override import override as run
 
-    out = record_override(directory, packet, item, condition, answer, reason, pages, quotes)
-    if as_json:
-        emit_json(out)
-        return
-    click.echo(f"recorded override {item} {condition} -> {answer} in {out['file']}")
+    report = run(directory, packet, item, condition, answer, reason, pages, quotes)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @click.command()
@@ -263,17 +255,13 @@ def finalize(
 
     A BEIR or TREC project's revised qrels keep its original grade scale: a confirmed
     label keeps its grade, a demoted one becomes 0, a promoted one gets --promote-to."""
-    from campaign.project import open_project
+    from evaudit.commands.reproduce import command_argv
     from services.finalize import finalize as run
 
-    ins: list[Path] = []
-    if manifest_out is not None:  # refused before anything is written
-        from packet_builder.reproduce import project_files, require_inside
-
-        require_inside(manifest_out, [directory, out_dir])
-        ins = project_files(directory, exclude=[out_dir, manifest_out])
+    # the command line as given, for the manifest (paths rewritten relative to it there)
+    argv = command_argv(click.get_current_context()) if manifest_out is not None else []
     report = run(
-        open_project(directory),
+        directory,
         out_dir,
         initial,
         initial_raters,
@@ -283,14 +271,9 @@ def finalize(
         allow_pending,
         promote_to,
         adjudication_raters,
+        manifest_out=manifest_out,
+        argv=argv,
     )
-    if manifest_out is not None:
-        from evaudit.commands.reproduce import command_argv
-        from packet_builder.reproduce import write_command_manifest
-
-        made = [out_dir / name for name in report.body["outputs"]]
-        write_command_manifest(manifest_out, command_argv(click.get_current_context()), ins, made)
-        report = report.with_entry("manifest_out", str(manifest_out))
     emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
@@ -308,11 +291,9 @@ def raters(directory: Path, packet: str, names: str | None, as_json: bool) -> No
     contradicts them is refused. Without a stored choice only complete streams count, and
     an initial packet's two complete streams are stored by the first command that uses them.
     """
-    from campaign.project import open_project
-    from services.raters import choose_raters, show_raters
+    from services.raters import raters as run
 
-    project = open_project(directory)
-    report = choose_raters(project, packet, names) if names else show_raters(project, packet)
+    report = run(directory, packet, names)
     emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 

@@ -40,13 +40,11 @@ def fetch_cmd(
     manifest line; the exit code is 1 when any row failed. Then `evaudit ingest PROJECT
     --pdf-dir OUT --manifest MANIFEST` ingests and re-checks them.
     """
-    from campaign.project import open_project
     from evaudit.output import emit_json, progress_bar
-    from services.fetch import FetchLimits, fetch_sources
+    from services.fetch import FetchOptions, fetch_sources
 
-    limits = FetchLimits(timeout=timeout, max_bytes=int(max_mb * (1 << 20)),
-                         attempts=attempts, backoff=backoff)  # fmt: skip
-    report = fetch_sources(open_project(project), manifest, out, limits, workers=workers,
+    limits = FetchOptions(timeout=timeout, max_mb=max_mb, attempts=attempts, backoff=backoff)
+    report = fetch_sources(project, manifest, out, limits, workers=workers,
                            progress=progress_bar(as_json))  # fmt: skip
     if as_json:
         emit_json(report.to_json())

@@ -33,20 +33,10 @@ def migrate(directory: Path, to: str, as_json: bool) -> None:
     """Copy journals, registry and overrides to the target, verify line counts and
     SHA-256 per stream, then switch the project to it. Safe to run again: copies only
     what the target lacks and never overwrites."""
-    from campaign.journal_migrate import migrate as run
-    from campaign.project import open_project
+    from services.journal_backend import migrate_journals
 
-    report = run(open_project(directory), to)
-    if as_json:
-        emit_json(report.to_json())
-        return
-    n = sum(report.copied_lines.values())
-    click.echo(
-        f"journals now in {report.to}: copied {n} lines in {len(report.copied_lines)} "
-        f"streams and {report.copied_overrides} overrides"
-    )
-    if report.comparison is not None:
-        click.echo(f"verified {len(report.comparison.streams)} streams: identical")
+    report = migrate_journals(directory, to)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @journal.command("verify")
@@ -55,22 +45,11 @@ def migrate(directory: Path, to: str, as_json: bool) -> None:
 def verify(directory: Path, as_json: bool) -> None:
     """Compare the journal files in DIRECTORY with the campaign's rows in PostgreSQL
     (line counts and SHA-256 per stream, registry, overrides). Exit 1 when they differ."""
-    from campaign.journal_migrate import compare
-    from campaign.project import open_project
+    from services.journal_backend import verify_journals
 
-    comp = compare(open_project(directory))
-    if as_json:
-        emit_json(comp.to_json())
-    else:
-        for s in comp.streams:
-            mark = "same" if s.same else "DIFFERENT"
-            click.echo(
-                f"{s.packet}/{s.annotator}: files {s.file_lines} lines, "
-                f"database {s.db_lines} lines: {mark}"
-            )
-        click.echo(f"registry: {'same' if comp.registry_same else 'DIFFERENT'}")
-        click.echo(f"overrides: {'same' if comp.overrides_same else 'DIFFERENT'}")
-    if not comp.same:
+    report = verify_journals(directory)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    if not report.same:
         sys.exit(1)
 
 

@@ -245,12 +245,11 @@ def calibrate_cmd(
     top K; the report lists every cell's coverage and the shallowest K meeting the
     target (then the highest coverage, then grid order). Exit 1 when no cell meets it.
     """
-    from campaign.project import open_project
     from evaudit.output import emit_json, progress_bar
     from services.orbit_calibrate import calibrate
 
     report = calibrate(
-        open_project(project), depths=_numbers(int, depths, "--depth"),
+        project, depths=_numbers(int, depths, "--depth"),
         k1s=_numbers(float, k1s, "--k1"), bs=_numbers(float, bs, "--b"), target=target,
         form=form, method=method, relevant_from=relevant_from,
         progress=progress_bar(as_json),

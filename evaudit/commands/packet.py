@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from evaudit.output import emit_json, progress_bar
-from vocabulary.tables import table
 
 ROUTES = "original,selected,lexical,bm25,fuzzy,construction"
 
@@ -118,7 +117,6 @@ def build_cmd(
     over --max-packet-mb. Its size and expected annotation time are printed
     before it is written (to stderr; under --json in "size").
     """
-    from campaign.project import open_project
     from services.build import BuildSpec, build_packet
 
     spec = BuildSpec(
@@ -147,9 +145,7 @@ def build_cmd(
     # --dry-run prints the same figures on stdout; --json carries them in "size"
     quiet = as_json or dry_run
     announce = None if quiet else (lambda plan: click.echo(plan.line(), err=True))
-    report = build_packet(
-        open_project(project_dir), spec, progress_bar(quiet=as_json), announce, dry_run
-    )
+    report = build_packet(project_dir, spec, progress_bar(quiet=as_json), announce, dry_run)
     if as_json:
         emit_json(report.to_json())
     else:
@@ -177,14 +173,10 @@ def export_cmd(
 ) -> None:
     """Write packet NAME (never its admin key) to --out."""
     from audit_app.offline import build_offline_html
-    from campaign.project import open_project
-    from packet_builder.packets import export
+    from services.packet_export import export_packet
 
-    result = export(open_project(project_dir), name, out, fmt, annotator, build_offline_html)
-    if as_json:
-        emit_json(result)
-    else:
-        click.echo(f"wrote {result['out']} ({fmt}, packet sha256 {result['sha256']})")
+    report = export_packet(project_dir, name, out, fmt, annotator, build_offline_html)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @packet.command("check")
@@ -193,16 +185,10 @@ def export_cmd(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def check_cmd(project_dir: str, name: str, as_json: bool) -> None:
     """Scan packet NAME for admin-key values; exit 1 on any leak."""
-    from campaign.project import open_project
-    from packet_builder.packets import check
+    from services.packet_leaks import check_leaks
 
-    report = check(open_project(project_dir), name)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        for leak in report.leaks:
-            click.echo(f"LEAK {leak['kind']} {leak['value']!r} at {leak['where']}")
-        click.echo(f"{len(report.leaks)} leaks in {report.checked_strings} strings")
+    report = check_leaks(project_dir, name)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
     if report.leaks:
         sys.exit(1)
 
@@ -213,27 +199,10 @@ def check_cmd(project_dir: str, name: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def stats_cmd(project_dir: str, name: str, as_json: bool) -> None:
     """Pool composition of packet NAME (route memberships are nonexclusive)."""
-    from campaign.packets import read_admin_key as read_key
-    from campaign.project import open_project
-    from packet_builder.packets import packet_row
-    from packet_builder.pool_stats import pool_stats
+    from services.pool import packet_pool_stats
 
-    project = open_project(project_dir)
-    packet_row(project, name)
-    stats = pool_stats(read_key(project, name))
-    if as_json:
-        emit_json(stats)
-        return
-    ppc = stats["pages_per_condition"]
-    rows = [
-        ["Pairs / conditions", f"{stats['pairs']} / {stats['conditions']}"],
-        ["Displayed page contexts", stats["page_contexts"]],
-        [
-            "Pages per condition (min / mean / max)",
-            f"{ppc['min']} / {ppc['mean']:.2f} / {ppc['max']}",
-        ],
-    ] + [[f"{r} memberships", n] for r, n in stats["route_memberships"].items()]
-    click.echo(table(rows, ["Candidate-pool statistic", "Count"]))
+    report = packet_pool_stats(project_dir, name)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @packet.command("recall")
@@ -248,14 +217,10 @@ def stats_cmd(project_dir: str, name: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def recall_cmd(project_dir: str, name: str, scope: str, as_json: bool) -> None:
     """Held-out recall: known positive pages recovered without the selected/construction routes."""
-    from campaign.project import open_project
-    from packet_builder.pool_stats import held_out_recall
+    from services.pool import packet_recall
 
-    result = held_out_recall(open_project(project_dir), name, scope).to_json()
-    if as_json:
-        emit_json(result)
-    else:
-        click.echo(table([[k, v] for k, v in result.items()], ["held-out check", "count"]))
+    report = packet_recall(project_dir, name, scope)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @packet.command("list")
@@ -263,19 +228,10 @@ def recall_cmd(project_dir: str, name: str, scope: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def list_cmd(project_dir: str, as_json: bool) -> None:
     """Registered packets, oldest first, with their SHA-256."""
-    from campaign.project import open_project
-    from packet_builder.packets import list_packets
+    from services.packet_list import packet_list
 
-    rows = list_packets(open_project(project_dir))
-    if as_json:
-        emit_json({"packets": [r.to_json() for r in rows]})
-        return
-    click.echo(
-        table(
-            [[r.name, r.kind, r.n_items, r.sha256[:16], r.created_at] for r in rows],
-            ["name", "kind", "items", "sha256", "created"],
-        )
-    )
+    report = packet_list(project_dir)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @packet.command("render")
@@ -291,10 +247,9 @@ def render_cmd(project_dir: str, name: str, workers: int | None, as_json: bool) 
     for a first render; pages already cached are kept, and an edited PDF gets new images.
     Highlighted quotes are still drawn on demand (they depend on the annotator's quote).
     """
-    from campaign.project import open_project
     from services.page_render import render_packet_images
 
-    report = render_packet_images(open_project(project_dir), name, workers=workers,
+    report = render_packet_images(project_dir, name, workers=workers,
                                   progress=progress_bar(as_json))  # fmt: skip
     if as_json:
         emit_json(report.to_json())

@@ -8,39 +8,11 @@ import click
 
 from evaudit.output import emit_json, progress_bar
 from vocabulary.errors import InputError
-from vocabulary.tables import table
 
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 _JSON = click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object and nothing else."
 )
-
-
-def _error_json(exc: InputError) -> dict[str, object]:
-    """An InputError as the one JSON object `ingest --json` prints when it fails."""
-    problems = getattr(exc, "problems", [exc])
-    return {
-        "error": exc.render(),
-        "problems": [
-            {"message": e.message, "file": e.file, "line": e.line, "hint": e.hint} for e in problems
-        ],
-    }
-
-
-def _pages_line(src: str, e: dict[str, object]) -> str:
-    """One source's page kinds (packet_builder.source_gate.page_kinds) on one line."""
-    from packet_builder.source_gate import source_label
-
-    rate = e["rate"]
-    shown = "n/a" if rate is None else f"{100 * float(rate):.2f}%"  # type: ignore[arg-type]
-    line = (
-        f"  source {source_label(src)}: {e['pages_expected']} pages in the files, "
-        f"{e['pages_stored']} stored ({e['pages_extracted']} extracted with text, "
-        f"{e['pages_empty']} empty), {e['pages_skipped']} in skipped files"
-    )
-    if e["pages_missing"]:
-        line += f", {e['pages_missing']} missing"
-    return line + f"; extraction rate {shown}"
 
 
 @click.command()
@@ -64,49 +36,10 @@ def init(
     directory: Path, admin_password: str | None, journal_url: str | None, as_json: bool
 ) -> None:
     """Create a project folder DIRECTORY with its campaign store (audit.duckdb)."""
-    from campaign.init import init_project, password_problem
+    from services.project_init import create_project
 
-    problem = password_problem(admin_password) if admin_password is not None else None
-    if problem:  # a chosen password only: a generated one is long and random
-        raise InputError(
-            problem,
-            file=directory,
-            hint="choose a longer --admin-password / EVAUDIT_ADMIN_PASSWORD of several "
-            "uncommon words, or give none to have one generated",
-        )
-    pg = None
-    if journal_url is not None:
-        from campaign import journal_pg
-
-        if not journal_pg.is_pg_url(journal_url):
-            raise InputError(
-                f"--journal {journal_url!r} is not a postgresql:// URL",
-                hint="give postgresql://USER@HOST:PORT/DB, or leave --journal out for files",
-            )
-        try:  # before anything is written: a wrong URL leaves no half-made project
-            pg = journal_pg.new_config(journal_url)
-        except journal_pg.JournalUnavailable as exc:
-            raise InputError(
-                f"cannot reach the journal database {journal_pg.redact(journal_url)} "
-                f"({exc.strerror})",
-                hint="check the URL, that PostgreSQL runs, and the password (PGPASSWORD)",
-            ) from exc
-    project, generated = init_project(directory, admin_password)
-    if pg is not None:
-        from campaign import journal_pg
-
-        journal_pg.set_backend(project.root, pg)
-    out = {
-        "project": str(project.root),
-        "admin_password": generated,
-        "journal": pg.to_meta()["url"] if pg else "file",
-    }
-    if as_json:
-        emit_json(out)
-        return
-    click.echo(f"created project {project.root}")
-    if generated:
-        click.echo(f"admin password (shown once, stored hashed): {generated}")
+    report = create_project(directory, admin_password, journal_url)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @click.command()
@@ -223,12 +156,11 @@ def ingest(
     the files, stored, extracted (with text), empty, in skipped files. Under --json a
     failure is one JSON object too ({"error", "problems"}), with the one-line error on
     stderr and a non-zero exit."""
-    from campaign.project import open_project
-    from packet_builder.ingest import ingest as run_ingest
+    from services.ingest import ingest_corpus
 
     try:
-        report = run_ingest(
-            open_project(directory),
+        report = ingest_corpus(
+            directory,
             pdf_dir=pdf_dir,
             ocr_dir=ocr_dir,
             pages_file=pages_file,
@@ -247,45 +179,10 @@ def ingest(
             ocr_min_confidence=ocr_min_confidence,
         )
     except InputError as exc:
-        if as_json:
-            emit_json(_error_json(exc))
+        if as_json:  # a failure is one JSON object too, with the error on stderr
+            emit_json(exc.to_json())
         raise
-    if as_json:
-        emit_json(report.to_json())
-        return
-    if report.manifest is not None:
-        click.echo(report.manifest.to_text())
-    click.echo(
-        f"ingested {report.documents} documents ({report.pages} pages stored); "
-        f"{report.unchanged} unchanged; {len(report.skipped)} skipped"
-        + (f"; {len(report.repaired)} repaired" if report.repaired else "")
-    )
-    for s in report.skipped:
-        click.echo(f"  skipped {s['file']}: {s['reason']}")
-    for r in report.repaired:
-        click.echo(f"  warning: {r['file']}: {r['warning']}")
-    if report.ocr is not None and report.ocr.pages:
-        o = report.ocr
-        click.echo(f"  OCR ({o.engine} {o.version}, {o.lang}): {o.pages} pages of "
-                   f"{o.documents} documents; {len(o.low_confidence)} under confidence "
-                   f"{o.min_confidence:g}")  # fmt: skip
-        for x in o.low_confidence:
-            click.echo(f"  low OCR confidence: {x['file']} page {x['page']}: "
-                       f"{x['confidence']:.1f}")  # fmt: skip
-    for src, e in sorted(report.extraction.items()):
-        click.echo(_pages_line(src, e))
-
-
-def _parse_runs(values: tuple[str, ...]) -> dict[str, Path]:
-    runs: dict[str, Path] = {}
-    for v in values:
-        name, sep, path = v.partition("=")
-        if not sep or not name or not path:
-            raise InputError(f"--run {v!r} must look like NAME=FILE")
-        if name in runs:
-            raise InputError(f"--run name {name!r} given twice")
-        runs[name] = Path(path)
-    return runs
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @click.command()
@@ -357,45 +254,23 @@ def load(
     n-Clue files (--queries/--qrels/--evidence), or a classic benchmark (--beir, or
     --trec-topics with --trec-qrels) whose
     original grades are kept so `finalize` writes the revised qrels in that scale."""
-    from campaign.project import open_project
-    from formats.classic_files import classic_from_options
-    from packet_builder.loader import load_benchmark
+    from services.benchmark_load import load as run_load
 
-    classic = classic_from_options(
-        beir_dir=beir_dir,
-        split=split,
-        guideline=guideline,
-        relevant_from=relevant_from,
-        trec_topics=trec_topics,
-        trec_qrels=trec_qrels,
-    )
-    result = load_benchmark(
-        open_project(directory),
+    report = run_load(
+        directory,
         queries=queries,
         qrels=qrels,
         evidence=evidence,
-        runs=_parse_runs(runs),
-        classic=classic,
+        runs=runs,
+        beir_dir=beir_dir,
+        split=split,
+        trec_topics=trec_topics,
+        trec_qrels=trec_qrels,
+        guideline=guideline,
+        relevant_from=relevant_from,
         require_cross_page=require_cross_page,
     )
-    if as_json:
-        emit_json(result.to_json())
-        return
-    click.echo(
-        f"loaded {result.queries} queries ({result.conditions} conditions), {result.qrels} qrels, "
-        f"{result.evidence} evidence records ({result.evidence_pages} evidence pages), "
-        f"{len(result.runs)} runs"
-    )
-    if result.check is not None:
-        found = ", ".join(f"{k} {v}" for k, v in result.check.items() if v) or "no finding"
-        rule = "on" if result.require_cross_page else "off"
-        click.echo(f"label check (as `evaudit check`, cross-page requirement {rule}): {found}")
-        if result.explained_by_cross_page:
-            click.echo(
-                f"  {result.explained_by_cross_page} grade_mismatch finding(s) are pairs graded "
-                "n-1 whose conditions share one evidence page: if the benchmark requires "
-                f"cross-page golds, record it with `evaudit load {directory} --require-cross-page`"
-            )
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @click.command()
@@ -403,18 +278,10 @@ def load(
 @_JSON
 def status(directory: Path, as_json: bool) -> None:
     """Counts of documents, pages, queries, conditions, qrels (gold/subset), evidence and runs."""
-    from campaign.project import open_project
-    from packet_builder.loader import status as get_status
+    from services.benchmark_load import project_status
 
-    counts = get_status(open_project(directory))
-    if as_json:
-        emit_json(counts)
-        return
-    click.echo(table([(k, v) for k, v in counts.items()], ["what", "count"]))
-    click.echo(
-        "pages: stored in the store; pages_expected: in the source files; pages_extracted: "
-        "stored with text; pages_empty: stored without text; pages_skipped: in skipped files"
-    )
+    report = project_status(directory)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @click.command()
@@ -439,36 +306,10 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
     Lists failing sources; --apply removes their documents, the queries of that source,
     every qrels, evidence and run row naming them, and each query left with no gold,
     and records the removal in the store (--log prints it)."""
-    from campaign.project import open_project
-    from packet_builder.source_gate import gate as run_gate
-    from packet_builder.source_gate import log, source_label
+    from services.source_gate import source_gate
 
-    project = open_project(directory)
-    if show_log:
-        entries = log(project)
-        if as_json:
-            emit_json({"log": entries})
-            return
-        for e in entries:
-            counts = ", ".join(f"{k} {len(v)}" for k, v in e["removed"].items())
-            names = ", ".join(source_label(s["source"]) for s in e["failing"])
-            click.echo(f"#{e['seq']} {e['applied_at']} min rate {e['min_rate']}: {names}: {counts}")
-        return
-    rep = run_gate(project, min_rate, apply)
-    if as_json:
-        emit_json(rep.to_json())
-        return
-    rows = [
-        [source_label(s.source), s.documents, s.pages_expected, s.pages_stored,
-         s.pages_extracted, s.ocr_pages, s.pages_stored - s.pages_extracted, s.pages_skipped,
-         "n/a" if s.rate is None else f"{100 * s.rate:.2f}%", "pass" if s.passed else "FAIL"]
-        for s in rep.sources
-    ]  # fmt: skip
-    heads = ["source", "documents", "pages in files", "stored", "extracted", "of them OCR",
-             "empty"]  # fmt: skip
-    click.echo(table(rows, [*heads, "in skipped files", "rate", "gate"]))
-    if rep.applied:
-        click.echo("removed " + ", ".join(f"{k} {v}" for k, v in rep.removed["counts"].items()))
+    report = source_gate(directory, min_rate, apply, show_log)
+    emit_json(report.to_json()) if as_json else click.echo(report.table(), nl=False)
 
 
 @click.command()
@@ -487,29 +328,12 @@ def check(directory: Path, require_cross_page: bool | None, strict: bool, as_jso
     document, a gold condition with no evidence page, a grade that disagrees with the
     evidence count, a gold without a distinct-page assignment, and with
     --require-cross-page a gold solvable on one page."""
-    from campaign.project import open_project
-    from packet_builder.label_check import check as run_check
+    from services.label_check import check_labels
 
-    rep = run_check(open_project(directory), require_cross_page=require_cross_page)
-    out = rep.to_json()
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(table(list(out["counts"].items()), ["finding", "count"]))
-        for f in rep.findings:
-            where = f"{f.query_id} / {f.doc_id}" + (
-                f" / {f.condition_id}" if f.condition_id else ""
-            )
-            click.echo(f"  {f.kind}: {where}: {f.detail}")
-        if hint := rep.hint(str(directory)):
-            click.echo(hint)
-    if strict and rep.findings:
-        first = rep.findings[0]
-        raise InputError(
-            f"{len(rep.findings)} label finding(s), first {first.kind} for query "
-            f"{first.query_id!r} document {first.doc_id!r}: {first.detail}",
-            hint="fix the qrels or evidence, or run without --strict",
-        )
+    report = check_labels(directory, require_cross_page)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    if strict and (error := report.strict_error()) is not None:
+        raise error
 
 
 COMMANDS: list[click.Command] = [init, ingest, load, status, gate, check]

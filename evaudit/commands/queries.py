@@ -1,80 +1,21 @@
 """`evaudit queries`: deterministic query forms (raw, clean_v2, natural) and their QA check.
 
-The rules are pure functions in packet_builder.query_forms (docs/runs.md);
-this file reads queries.jsonl, writes the rendered file atomically and prints.
+The rules are pure functions in packet_builder.query_forms (docs/runs.md); the reading,
+writing and checking is services.query_forms; this file parses options and prints.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
-from vocabulary.errors import InputError
-
-if TYPE_CHECKING:
-    from formats.records import Query
-    from packet_builder.query_forms import FormCheck
+from evaudit.output import emit_json
 
 _path = click.Path(path_type=Path, dir_okay=False)
+# services.query_forms.FORMS, written out so that --help imports no service
 _FORMS = ("raw", "clean_v2", "natural")
-
-
-@dataclass(frozen=True)
-class RenderReport:
-    form: str
-    queries: int
-    out: str
-    check: FormCheck
-
-    def to_json(self) -> dict[str, Any]:
-        return {"form": self.form, "queries": self.queries, "out": self.out,
-                "contained": self.check.contained, "failures": self.check.to_json()["failures"]}  # fmt: skip
-
-
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            for row in rows:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write the queries ({exc.strerror})", file=path) from exc
-
-
-def _same_structure(base: list[Query], other: list[Query], path: Path) -> None:
-    """A rendered file must keep the query ids and condition ids of the base file."""
-    want = {q.query_id: [c.condition_id for c in q.conditions] for q in base}
-    got = {q.query_id: [c.condition_id for c in q.conditions] for q in other}
-    for qid in want:
-        if qid not in got:
-            raise InputError(f"query {qid!r} of --queries is missing", file=path,
-                             hint="a query form keeps every query id")  # fmt: skip
-        if got[qid] != want[qid]:
-            raise InputError(f"query {qid!r} has conditions {got[qid]}, expected {want[qid]}",
-                             file=path, hint="a query form keeps the conditions")  # fmt: skip
-    extra = sorted(set(got) - set(want))
-    if extra:
-        raise InputError(f"query {extra[0]!r} is not in --queries", file=path,
-                         hint="a query form keeps the same query ids")  # fmt: skip
-
-
-def _check_text(checks: tuple[FormCheck, ...]) -> str:
-    from vocabulary.tables import table
-
-    rows = [(c.form, c.queries, c.contained, len(c.failures)) for c in checks]
-    lines = [table(rows, ["form", "queries", "contain every name", "failures"])]
-    for c in checks:
-        for f in c.failures:
-            lines.append(f"{c.form}: {f.query_id} lacks {', '.join(f.missing)}")
-    return "\n".join(lines)
 
 
 @click.group("queries")
@@ -92,25 +33,10 @@ def queries() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def render_cmd(queries_file: Path, form: str, out: Path, as_json: bool) -> None:
     """Write queries.jsonl with the same ids and conditions and the text in FORM ("form" added)."""
-    from evaudit.output import emit_json
-    from formats.readers import read_queries
-    from packet_builder.query_forms import check_texts, render
-    from vocabulary.jsonlines import json_lines
+    from services.query_forms import render_queries
 
-    if out.exists() and out.resolve() == queries_file.resolve():
-        raise InputError("--out would overwrite --queries", file=out, hint="choose another --out")
-    parsed = read_queries(queries_file)
-    texts = [render(q, form) for q in parsed]
-    rows = []
-    for (_, obj), text in zip(json_lines(queries_file), texts, strict=True):
-        rows.append({**obj, "text": text, "form": form})
-    _write_jsonl(out, rows)
-    rep = RenderReport(form, len(parsed), str(out), check_texts(form, parsed, texts))
-    if as_json:
-        emit_json(rep.to_json())
-    else:
-        click.echo(f"{form}: {rep.queries} queries written to {out}; "
-                   f"{rep.check.contained} contain every condition name")  # fmt: skip
+    report = render_queries(queries_file, form, out)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
 
 
 @queries.command("check")
@@ -124,22 +50,10 @@ def check_cmd(
     queries_file: Path, forms: tuple[str, ...], files: tuple[str, ...], as_json: bool
 ) -> None:
     """Per form, how many queries contain every condition name verbatim; exit 1 on any failure."""
-    from evaudit.output import emit_json
-    from formats.readers import read_queries
-    from packet_builder.query_forms import FormsReport, check_forms, check_texts
+    from services.query_forms import check_query_forms
 
-    base = read_queries(queries_file)
-    report = check_forms(base, forms or (() if files else _FORMS))
-    extra = []
-    for spec in files:
-        name, sep, file = spec.partition("=")
-        if not sep or not name or not file:
-            raise InputError(f"--file {spec!r} is not NAME=FILE", hint="e.g. --file para=q.jsonl")
-        other = read_queries(file)
-        _same_structure(base, other, Path(file))
-        extra.append(check_texts(name, other, [q.text for q in other]))
-    report = FormsReport(report.checks + tuple(extra))
-    emit_json(report.to_json()) if as_json else click.echo(_check_text(report.checks))
+    report = check_query_forms(queries_file, forms, files)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
     if not report.ok:
         sys.exit(1)
 
@@ -153,7 +67,6 @@ def check_cmd(
 def show_cmd(project: Path, query_id: str, qrels: Path | None, as_json: bool) -> None:
     """Table S6: every gold and subset document of QUERY with the pages that carry each
     condition in the project's evidence inventory."""
-    from evaudit.output import emit_json
     from services.query_labels import query_labels
 
     rep = query_labels(project, query_id, qrels=qrels)

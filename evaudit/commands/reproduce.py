@@ -1,7 +1,7 @@
 """`evaudit reproduce MANIFEST --verify`: rerun a release's commands and check every hash.
 
 The manifest format and the rules are in packet_builder.reproduce and
-docs/runs.md; this file only parses options and prints.
+docs/runs.md, the run in services.reproduce; this file only parses options and prints.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-
-from vocabulary.errors import InputError
 
 
 @click.command("reproduce")
@@ -26,36 +24,12 @@ from vocabulary.errors import InputError
 def reproduce(manifest: Path, verify: bool, record: bool, as_json: bool) -> None:
     """Run MANIFEST's evaudit commands in a scratch folder and compare output hashes."""
     from evaudit.output import emit_json
-    from packet_builder.reproduce import read_manifest, recorded, run_manifest, write_manifest
+    from services.reproduce import reproduce as run
 
-    if verify and record:
-        raise InputError("give --verify or --record, not both")
-    spec = read_manifest(manifest, need_hashes=not record)
-    if record:
-        missing = [e.path for e in spec.inputs if not (manifest.parent / e.path).is_file()]
-        if missing:
-            raise InputError(f"input {missing[0]!r} not found beside the manifest", file=manifest)
-    prefix = [sys.executable, "-m", "evaudit"]
-    report = run_manifest(manifest, spec, prefix, copy_outputs=record)
-    failed = [c for c in report.commands if c.exit_code != 0]
-    if record and not failed:
-        write_manifest(manifest, recorded(spec, report))
-        report = run_manifest(manifest, read_manifest(manifest, need_hashes=True), prefix)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        for c in report.commands:
-            click.echo(f"{'ok ' if c.exit_code == 0 else 'FAIL'} (exit {c.exit_code}) "
-                       f"{' '.join(c.argv)}" + (f"  [{c.stderr}]" if c.exit_code else ""))  # fmt: skip
-        for group, checks in (("input", report.inputs), ("output", report.outputs)):
-            for f in checks:
-                if not f.ok:
-                    click.echo(f"differs {group} {f.path}: expected {f.expected}, "
-                               f"regenerated {f.actual}, release {f.release}")  # fmt: skip
-        n_out = len(report.outputs)
-        click.echo(f"{'ok' if report.ok else 'NOT OK'}: {n_out - len(report.differing)}/"
-                   f"{n_out} outputs match" + (" (manifest recorded)" if record else ""))  # fmt: skip
-    if (verify or record) and not report.ok:
+    # each command runs in this interpreter's evaudit, as the release was made
+    report = run(manifest, [sys.executable, "-m", "evaudit"], verify=verify, record=record)
+    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    if report.failed:
         sys.exit(1)
 
 
