@@ -350,3 +350,16 @@ def test_simulate_refuses_existing_journal_and_unknown_packet(campaign: dict[str
     assert "no packet named 'nosuch'" in res.stderr
     res = invoke("responses", "simulate", d, "initial", "--annotators", "A/B", expect=2)
     assert "annotator names" in res.stderr
+
+
+def test_finalize_runs_down_the_layers_only(campaign: dict[str, Any], tmp_path: Path) -> None:
+    """Followed through the code as it runs, finalize enters each module once per call
+    path and never calls back up a layer (issue 27's done-when)."""
+    from services.finalize import finalize
+    from tests.call_paths import trace_calls
+
+    with trace_calls() as trace:
+        finalize(campaign["dir"], tmp_path / "revised")
+    assert trace.up_calls == set()
+    assert trace.reentries == set()
+    assert {"services", "audit_chain", "campaign", "vocabulary"} <= set(trace.packages())
