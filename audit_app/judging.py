@@ -1,6 +1,6 @@
 """The server side of the judging card: an outbox of actions in, saves out.
 
-The card (audit_app/static/card.js) sends its *outbox*: every action the user
+The card (services/card/card.js) sends its *outbox*: every action the user
 made that the server has not confirmed, each with an id that grows per browser
 page (`nonce`). `apply_outbox` applies, in order, each action whose id is past
 the last one applied for that nonce: navigation moves the index and writes

@@ -74,6 +74,11 @@ class Project:
     def journal_dir(self, packet: str) -> Path:
         return self.journals_dir / packet
 
+    def page_map_path(self, packet: str) -> Path:
+        """page_key -> (PDF, page) of one packet, written before serving, read by the app's
+        server process only (never sent to a browser)."""
+        return self.root / "render" / f"{packet}.json"
+
     def meta(self) -> dict[str, Any]:
         return dict(json_loads(self.meta_path.read_text(encoding="utf-8")))
 
@@ -87,6 +92,21 @@ def hash_secret(secret: str, salt: str | None = None) -> dict[str, str]:
 def verify_secret(secret: str, stored: dict[str, str]) -> bool:
     candidate = hash_secret(secret, stored["salt"])["sha256"]
     return hmac.compare_digest(candidate, stored["sha256"])
+
+
+def has_metrics_token(project: Project) -> bool:
+    """Whether `evaudit admin metrics-token` made one (`serve --metrics` needs it)."""
+    return isinstance(project.meta().get("metrics_token"), dict)
+
+
+def check_metrics_token(project: Project, token: str | None) -> bool:
+    """Whether `token` is the project's metrics credential (`evaudit admin metrics-token`,
+    which keeps only its SHA-256: a 192-bit random token needs no stretching)."""
+    stored = project.meta().get("metrics_token")
+    if not token or not isinstance(stored, dict):
+        return False
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    return hmac.compare_digest(str(stored.get("sha256", "")), digest)
 
 
 def private_dir(path: Path) -> Path:
@@ -165,3 +185,9 @@ def open_project(root: str | Path) -> Project:
             hint="upgrade evidence-audit",
         )
     return project
+
+
+def as_project(project: Project | str | Path) -> Project:
+    """`project` itself, or the project opened at that folder: the services the CLI calls
+    take a folder (the CLI imports no campaign module), the others an open project."""
+    return project if isinstance(project, Project) else open_project(project)

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from audit_app import access
-from audit_app.responses import export_responses, import_responses
 from audit_app.session import AnnotatorSession, ItemState
 from campaign import journal
 from evaudit.cli import cli
+from services.responses import export_responses, import_responses
 from tests.app_fixture import PASSWORD, build
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.gates import ConditionAnswer

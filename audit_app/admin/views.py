@@ -20,8 +20,8 @@ import streamlit as st
 from audit_app.access import admin_fingerprint, admin_sign_in, list_annotators
 from audit_app.admin import data, display
 from audit_app.admin.query_view import query_labels_view
-from audit_app.responses import export_responses
 from campaign.project import Project, open_project
+from services.responses import export_responses
 from vocabulary.errors import InputError
 
 

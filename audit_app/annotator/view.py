@@ -1,4 +1,4 @@
-"""The judging screen: one judging card (audit_app/static/card.js) per item.
+"""The judging screen: one judging card (services/card/card.js) per item.
 
 Where an item's state lives: in the annotator's journal, and only there. The
 server keeps no copy of widget values: each rerun hands the card the item and
@@ -32,9 +32,9 @@ from audit_app.access import Annotator, authenticate
 from audit_app.annotator.component import card_code, judging_card
 from audit_app.annotator.style import PAGE_CSS
 from audit_app.judging import CardSession, apply_outbox
-from audit_app.responses import session_export
 from audit_app.session import AnnotatorSession, card_item, first_incomplete, step
 from campaign.project import Project
+from services.responses import session_export
 
 # (page_key, quote) -> PNG bytes, or None when no image exists; built server-side (render.py).
 PageImage = Callable[[str, str | None], bytes | None]

@@ -176,9 +176,9 @@ def export_cmd(
     project_dir: str, name: str, out: Path, fmt: str, annotator: str | None, as_json: bool
 ) -> None:
     """Write packet NAME (never its admin key) to --out."""
-    from audit_app.offline import build_offline_html
     from campaign.project import open_project
     from packet_builder.packets import export
+    from services.offline import build_offline_html
 
     result = export(open_project(project_dir), name, out, fmt, annotator, build_offline_html)
     if as_json:
