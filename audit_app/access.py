@@ -54,6 +54,7 @@ __all__ = [
     "revoke_annotator",
 ]
 
+
 def check_admin_password(project: Project, password: str | None) -> bool:
     if not password:
         return False
