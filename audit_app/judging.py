@@ -57,8 +57,9 @@ def apply_outbox(
 ) -> list[dict[str, Any]]:
     """Apply the outbox's new actions in order; returns the journal lines written.
 
-    `allowed` re-checks the annotator's link before each save (a revoked link saves
-    nothing more, in this tab or any other)."""
+    `allowed` is asked before each save (a revoked link saves nothing more, in this tab
+    or any other); the app answers it from one registry read per round trip
+    (`audit_app.annotator.view.RoundTripSignIn`)."""
     with card.lock:
         return _apply_outbox(session, card, outbox, allowed)
 
