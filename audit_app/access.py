@@ -58,7 +58,7 @@ __all__ = [
 def check_admin_password(project: Project, password: str | None) -> bool:
     if not password:
         return False
-    stored = project.meta().get("admin_password")
+    stored = project.settings.get("admin_password")
     if not isinstance(stored, dict):
         return False
     return verify_secret(password, stored)
@@ -205,7 +205,7 @@ def admin_sign_in(project: Project, password: str | None, client: object = None)
 def admin_fingerprint(project: Project) -> str:
     """Names the stored admin password record: a session signed in under another one (the
     password was changed since, `evaudit admin password`) is signed out."""
-    stored = project.meta().get("admin_password")
+    stored = project.settings.get("admin_password")
     if not isinstance(stored, dict):
         return ""
     return hashlib.sha256(json.dumps(stored, sort_keys=True).encode()).hexdigest()

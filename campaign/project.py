@@ -14,11 +14,15 @@ import os
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads, json_problem
+
+if TYPE_CHECKING:
+    from campaign.journal_pg import PgConfig
 
 PROJECT_FORMAT = "evaudit-project"
 SCHEMA_VERSION = 1
@@ -80,7 +84,30 @@ class Project:
         return self.root / "render" / f"{packet}.json"
 
     def meta(self) -> dict[str, Any]:
+        """project.json as it is on disk now (what a writer must start from)."""
         return dict(json_loads(self.meta_path.read_text(encoding="utf-8")))
+
+    @cached_property
+    def settings(self) -> dict[str, Any]:
+        """project.json as read once for this handle (`open_project` reads it to check the
+        format): what readers of the admin password and the metrics token look at, so a
+        page run or a request reads the file once. A writer through this handle calls
+        `forget_settings`; a change by another process is seen by the next handle (the
+        app opens one per page run and per request)."""
+        return self.meta()
+
+    def forget_settings(self) -> None:
+        """Drop the settings read for this handle (after writing project.json)."""
+        self.__dict__.pop("settings", None)
+
+    @property
+    def journals(self) -> PgConfig | None:
+        """Where the journals and the registry live: the PostgreSQL journal's configuration,
+        or None for files (`journal_pg.config_for`: project.json is re-read only when its
+        modification time changed, so a migration is seen at once)."""
+        from campaign import journal_pg  # the layout does not load psycopg until asked
+
+        return journal_pg.config_for(self.root)
 
 
 def hash_secret(secret: str, salt: str | None = None) -> dict[str, str]:
@@ -96,13 +123,13 @@ def verify_secret(secret: str, stored: dict[str, str]) -> bool:
 
 def has_metrics_token(project: Project) -> bool:
     """Whether `evaudit admin metrics-token` made one (`serve --metrics` needs it)."""
-    return isinstance(project.meta().get("metrics_token"), dict)
+    return isinstance(project.settings.get("metrics_token"), dict)
 
 
 def check_metrics_token(project: Project, token: str | None) -> bool:
     """Whether `token` is the project's metrics credential (`evaudit admin metrics-token`,
     which keeps only its SHA-256: a 192-bit random token needs no stretching)."""
-    stored = project.meta().get("metrics_token")
+    stored = project.settings.get("metrics_token")
     if not token or not isinstance(stored, dict):
         return False
     digest = hashlib.sha256(token.encode()).hexdigest()
@@ -170,7 +197,7 @@ def open_project(root: str | Path) -> Project:
             hint="run `evaudit init DIR` first",
         )
     try:
-        meta = project.meta()
+        meta = project.settings
     except json.JSONDecodeError as exc:
         raise InputError(
             f"corrupt project.json ({json_problem(exc)})", file=project.meta_path

@@ -52,7 +52,7 @@ def token_sha256(token: str) -> str:
 def read_registry(project: Project, stale_ok: bool = False) -> dict[str, dict[str, Any]]:
     """name -> entry; from PostgreSQL when the project keeps its journals there (`stale_ok`:
     see `journal_pg.read_registry`)."""
-    cfg = journal_pg.config_for(project.root)
+    cfg = project.journals
     if cfg is not None:
         return journal_pg.read_registry(cfg, stale_ok)
     path = project.annotators_path
@@ -76,7 +76,7 @@ def read_registry(project: Project, stale_ok: bool = False) -> dict[str, dict[st
 def _locked_registry(project: Project) -> Iterator[dict[str, dict[str, Any]]]:
     """Read-modify-write the registry under an exclusive lock; written atomically on exit
     (in PostgreSQL: one transaction under a per-campaign advisory lock)."""
-    cfg = journal_pg.config_for(project.root)
+    cfg = project.journals
     if cfg is not None:
         with journal_pg.registry_transaction(cfg) as people:
             yield people

@@ -261,3 +261,30 @@ def test_throttle_is_per_client_with_a_global_cap(fx) -> None:
     # A success forgets clients with nothing to hold against them (memory stays bounded).
     assert "10.0.0.2" not in throttles.clients and "10.0.0.3" not in throttles.clients
     assert "10.0.0.1" in throttles.clients  # still locked out: kept
+
+
+def test_a_project_handle_reads_project_json_once(fx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What an admin page run or a metrics request asks of project.json (format, admin
+    password, its fingerprint, the metrics token) is read once per handle; a write through
+    the handle is seen by it."""
+    from campaign.init import new_metrics_token, set_admin_password
+    from campaign.project import Project, has_metrics_token, open_project
+
+    reads: list[Path] = []
+    real = Project.meta
+
+    def counted(self: Project) -> dict:  # type: ignore[type-arg]
+        reads.append(self.root)
+        return real(self)
+
+    monkeypatch.setattr(Project, "meta", counted)
+    project = open_project(fx.project.root)
+    assert access.check_admin_password(project, PASSWORD)
+    before = access.admin_fingerprint(project)
+    assert not access.check_metrics_token(project, "nope")
+    assert not has_metrics_token(project)
+    assert len(reads) == 1
+    set_admin_password(project, "a fresh and rather long passphrase 42")
+    assert access.admin_fingerprint(project) != before
+    token = new_metrics_token(project)
+    assert access.check_metrics_token(project, token)
