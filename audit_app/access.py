@@ -30,14 +30,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from campaign.project import Project, check_metrics_token, verify_secret
-from campaign.registry import Annotator, authenticate, list_annotators, read_registry
 
-# What the app's modules and tests name through this module; `add_annotator`,
-# `revoke_annotator` and `login_url` are re-exported for benchmarks/ (services.annotators).
+# benchmarks/ name these through this module; their owners are campaign.registry and
+# services.annotators.
+from campaign.registry import authenticate
 from services.annotators import add_annotator, login_url, revoke_annotator
 
 __all__ = [
-    "Annotator",
     "SignIn",
     "add_annotator",
     "admin_fingerprint",
@@ -46,11 +45,9 @@ __all__ = [
     "check_admin_password",
     "check_metrics_token",
     "client_throttles",
-    "list_annotators",
     "login_throttle",
     "login_url",
     "metrics_sign_in",
-    "read_registry",
     "revoke_annotator",
 ]
 

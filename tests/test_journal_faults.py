@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from audit_app.access import authenticate
 from audit_app.judging import CardSession, apply_outbox
 from audit_app.session import AnnotatorSession
 from campaign import journal, journal_pg
+from campaign.registry import authenticate
 from services.annotators import add_annotator
 from tests.app_fixture import Fixture, build
 

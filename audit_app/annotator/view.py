@@ -28,12 +28,12 @@ from typing import Any
 import streamlit as st
 
 from audit_app import actions
-from audit_app.access import Annotator, authenticate
 from audit_app.annotator.component import card_code, judging_card
 from audit_app.annotator.style import PAGE_CSS
 from audit_app.judging import CardSession, apply_outbox
 from audit_app.session import AnnotatorSession, card_item, first_incomplete, step
 from campaign.project import Project
+from campaign.registry import Annotator, authenticate
 from services.responses import session_export
 
 # (page_key, quote) -> PNG bytes, or None when no image exists; built server-side (render.py).
