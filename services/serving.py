@@ -79,7 +79,7 @@ class ServeReport:
         return out
 
 
-def prepare_serve(directory: Project | Path, metrics: bool = False) -> ServeReport:
+def prepare_serve(directory: Path, metrics: bool = False) -> ServeReport:
     """`evaudit serve`: check what the server needs, then write the page maps."""
     project = as_project(directory)
     if metrics and not has_metrics_token(project):
