@@ -1,10 +1,8 @@
-"""People and access: the annotator registry (`annotators.json`) and the admin password.
+"""The app's sign-in: an annotator's token, the admin password and the metrics token.
 
-Tokens are random (`secrets.token_urlsafe(24)`), shown once, and stored only as
-SHA-256 (a 192-bit random token needs no salt or stretching). The admin password
-is stored salted and stretched in `project.json` (see `campaign.project`).
-Registry updates hold an exclusive lock so two concurrent `annotator add` calls
-cannot lose each other's entry.
+The annotator registry (its file or PostgreSQL table) is `campaign.registry`'s, adding and
+revoking people is `services.annotators`'; the admin password is stored salted and
+stretched in `project.json` (see `campaign.project`).
 
 Admin sign-in is throttled per server process and per client address (`admin_sign_in`):
 after each wrong password from one client the next try from that client waits twice as
@@ -22,193 +20,42 @@ restarting the server clears it.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import hmac
 import json
-import os
-import re
-import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
-from urllib.parse import urlencode
 
-from campaign import journal_pg
-from campaign.project import (
-    Project,
-    now_iso,
-    open_private,
-    verify_secret,
-    write_json_atomic,
-)
-from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from campaign.project import Project, check_metrics_token, verify_secret
 
-ROLES = ("annotator", "adjudicator")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# benchmarks/ name these through this module; their owners are campaign.registry and
+# services.annotators.
+from campaign.registry import authenticate
+from services.annotators import add_annotator, login_url, revoke_annotator
 
-
-@dataclass(frozen=True)
-class Annotator:
-    name: str
-    role: str
-    packets: tuple[str, ...]
-    revoked: bool
-    created: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "role": self.role,
-            "packets": list(self.packets),
-            "revoked": self.revoked,
-            "created": self.created,
-        }
-
-
-def token_sha256(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def login_url(token: str, host: str = "127.0.0.1", port: int = 8501) -> str:
-    return f"http://{host}:{port}/?{urlencode({'token': token})}"
-
-
-def read_registry(project: Project, stale_ok: bool = False) -> dict[str, dict[str, Any]]:
-    """name -> entry; from PostgreSQL when the project keeps its journals there, so a
-    revocation on one server is refused by every other at the next check (`stale_ok`:
-    see `journal_pg.read_registry`)."""
-    cfg = journal_pg.config_for(project.root)
-    if cfg is not None:
-        return journal_pg.read_registry(cfg, stale_ok)
-    path = project.annotators_path
-    if not path.is_file():
-        return {}
-    try:
-        obj = json_loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"corrupt annotator registry ({json_problem(exc)})",
-            file=path,
-            line=exc.lineno,
-        ) from exc
-    people = obj.get("annotators") if isinstance(obj, dict) else None
-    if not isinstance(people, dict):
-        raise InputError("annotator registry has no 'annotators' object", file=path)
-    return people
-
-
-@contextmanager
-def _locked_registry(project: Project) -> Iterator[dict[str, dict[str, Any]]]:
-    """Read-modify-write the registry under an exclusive lock; written atomically on exit
-    (in PostgreSQL: one transaction under a per-campaign advisory lock)."""
-    cfg = journal_pg.config_for(project.root)
-    if cfg is not None:
-        with journal_pg.registry_transaction(cfg) as people:
-            yield people
-        return
-    fd = open_private(project.root / ".annotators.lock", os.O_WRONLY | os.O_APPEND)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        people = read_registry(project)
-        yield people
-        write_json_atomic(project.annotators_path, {"annotators": people})
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
-def _entry(name: str, raw: dict[str, Any]) -> Annotator:
-    return Annotator(
-        name=name,
-        role=str(raw.get("role", "annotator")),
-        packets=tuple(raw.get("packets") or ()),
-        revoked=bool(raw.get("revoked", False)),
-        created=str(raw.get("created", "")),
-    )
-
-
-def add_annotator(
-    project: Project, name: str, packets: list[str], role: str = "annotator"
-) -> tuple[Annotator, str]:
-    """Register a person for packets; returns the entry and the token (shown only now)."""
-    if not _NAME.match(name):
-        raise InputError(
-            f"invalid annotator name {name!r}",
-            hint="use letters, digits, '.', '_' or '-' (at most 64 characters)",
-        )
-    if role not in ROLES:
-        raise InputError(f"invalid role {role!r}", hint="use annotator or adjudicator")
-    if not packets:
-        raise InputError("no packet given", hint="pass --packet NAME (repeatable)")
-    for packet in packets:
-        if not project.packet_path(packet).is_file():
-            raise InputError(
-                f"no packet named {packet!r}",
-                file=project.packet_path(packet),
-                hint="build it with `evaudit packet build` or check the name",
-            )
-    token = secrets.token_urlsafe(24)
-    with _locked_registry(project) as people:
-        if name in people:
-            raise InputError(
-                f"annotator {name!r} already exists",
-                file=project.annotators_path,
-                hint="choose another name (revoked names stay reserved so journals stay unique)",
-            )
-        people[name] = {
-            "role": role,
-            "packets": list(dict.fromkeys(packets)),
-            "token_sha256": token_sha256(token),
-            "revoked": False,
-            "created": now_iso(),
-        }
-        entry = _entry(name, people[name])
-    return entry, token
-
-
-def list_annotators(project: Project) -> list[Annotator]:
-    return [_entry(name, raw) for name, raw in sorted(read_registry(project).items())]
-
-
-def revoke_annotator(project: Project, name: str) -> Annotator:
-    with _locked_registry(project) as people:
-        if name not in people:
-            raise InputError(
-                f"no annotator named {name!r}",
-                file=project.annotators_path,
-                hint="see `evaudit annotator list DIR`",
-            )
-        people[name]["revoked"] = True
-        entry = _entry(name, people[name])
-    return entry
-
-
-def authenticate(project: Project, token: str | None) -> Annotator | None:
-    """The active annotator holding this token, or None (unknown, empty or revoked)."""
-    if not token:
-        return None
-    digest = token_sha256(token)
-    found = None
-    # While the database is down an open page keeps its sign-in; its saves fail anyway.
-    for name, raw in read_registry(project, stale_ok=True).items():
-        # Compare every entry in constant time so timing says nothing about which matched.
-        if hmac.compare_digest(str(raw.get("token_sha256", "")), digest):
-            found = _entry(name, raw)
-    if found is None or found.revoked:
-        return None
-    return found
+__all__ = [
+    "SignIn",
+    "add_annotator",
+    "admin_fingerprint",
+    "admin_sign_in",
+    "authenticate",
+    "check_admin_password",
+    "check_metrics_token",
+    "client_throttles",
+    "login_throttle",
+    "login_url",
+    "metrics_sign_in",
+    "revoke_annotator",
+]
 
 
 def check_admin_password(project: Project, password: str | None) -> bool:
     if not password:
         return False
-    stored = project.meta().get("admin_password")
+    stored = project.settings.get("admin_password")
     if not isinstance(stored, dict):
         return False
     return verify_secret(password, stored)
@@ -355,22 +202,10 @@ def admin_sign_in(project: Project, password: str | None, client: object = None)
 def admin_fingerprint(project: Project) -> str:
     """Names the stored admin password record: a session signed in under another one (the
     password was changed since, `evaudit admin password`) is signed out."""
-    stored = project.meta().get("admin_password")
+    stored = project.settings.get("admin_password")
     if not isinstance(stored, dict):
         return ""
     return hashlib.sha256(json.dumps(stored, sort_keys=True).encode()).hexdigest()
-
-
-def check_metrics_token(project: Project, token: str | None) -> bool:
-    """Whether `token` is the project's metrics credential (`evaudit admin metrics-token`)."""
-    stored = project.meta().get("metrics_token")
-    if not token or not isinstance(stored, dict):
-        return False
-    return hmac.compare_digest(str(stored.get("sha256", "")), token_sha256(token))
-
-
-def has_metrics_token(project: Project) -> bool:
-    return isinstance(project.meta().get("metrics_token"), dict)
 
 
 def metrics_sign_in(project: Project, token: str | None, client: object = None) -> SignIn:

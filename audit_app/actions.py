@@ -1,6 +1,6 @@
 """What one user action on the judging card does to an item's saved state.
 
-The card (audit_app/static/card.js) reports every change as one small action;
+The card (services/card/card.js) reports every change as one small action;
 the server applies it here to the item's *latest journal state* and saves the
 result. Nothing else builds a saved state, so a save can only differ from the
 previous line by what the user changed, and nothing that the screen showed

@@ -1,6 +1,6 @@
 """The server side of the judging card: an outbox of actions in, saves out.
 
-The card (audit_app/static/card.js) sends its *outbox*: every action the user
+The card (services/card/card.js) sends its *outbox*: every action the user
 made that the server has not confirmed, each with an id that grows per browser
 page (`nonce`). `apply_outbox` applies, in order, each action whose id is past
 the last one applied for that nonce: navigation moves the index and writes
@@ -57,8 +57,9 @@ def apply_outbox(
 ) -> list[dict[str, Any]]:
     """Apply the outbox's new actions in order; returns the journal lines written.
 
-    `allowed` re-checks the annotator's link before each save (a revoked link saves
-    nothing more, in this tab or any other)."""
+    `allowed` is asked before each save (a revoked link saves nothing more, in this tab
+    or any other); the app answers it from one registry read per round trip
+    (`audit_app.annotator.view.RoundTripSignIn`)."""
     with card.lock:
         return _apply_outbox(session, card, outbox, allowed)
 

@@ -1,8 +1,8 @@
 """Server-side page images with the matched quote highlighted (PyMuPDF).
 
-The admin side (`evaudit serve`, `evaudit demo`) precomputes, per packet, a map
-page_key -> (PDF path, page number) from the admin key and the campaign store
-into `DIR/render/NAME.json`. The app reads that map in the server process only
+The admin side (`evaudit serve`, `evaudit demo`: `services.serving.build_all_page_maps`)
+precomputes, per packet, a map page_key -> (PDF path, page number) from the admin key and
+the campaign store into `DIR/render/NAME.json`. The app reads that map in the server process only
 and hands the annotator screen an opaque callable `(page_key, quote) -> PNG`;
 the browser receives image bytes under a content-hash URL, never a file name
 or page number. A page without a quote comes from the project's image cache first
@@ -18,39 +18,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from campaign import image_cache
-from campaign.project import Project, write_json_atomic
-from packet_builder.page_images import DPI, page_locations, render_png
+from campaign.project import Project
+from packet_builder.page_images import DPI, render_png
 
-__all__ = ["DPI", "build_all_page_maps", "build_page_map", "images_for", "render_png"]
-
-RENDER_DIR = "render"
-
-
-def map_path(root: Path, packet_id: str) -> Path:
-    return root / RENDER_DIR / f"{packet_id}.json"
-
-
-def build_page_map(project: Project, packet_id: str) -> Path | None:
-    """Write the page map for one packet (admin side); None when no page comes from a PDF."""
-    out = page_locations(project, packet_id)
-    if not out:
-        return None
-    path = map_path(project.root, packet_id)
-    write_json_atomic(path, out)
-    return path
-
-
-def build_all_page_maps(project: Project) -> list[Path]:
-    done = []
-    from campaign.packets import list_packets
-
-    for row in sorted(list_packets(project), key=lambda r: r.name):
-        packet_id = row.name
-        if project.key_path(packet_id).is_file() and project.packet_path(packet_id).is_file():
-            path = build_page_map(project, packet_id)
-            if path is not None:
-                done.append(path)
-    return done
+__all__ = ["DPI", "images_for", "render_png"]
 
 
 class PageImages:
@@ -87,7 +58,7 @@ def images_for(root: Path) -> Callable[[str], Callable[[str, str | None], bytes 
 
     def get(packet_id: str) -> Callable[[str, str | None], bytes | None] | None:
         if packet_id not in cache:
-            path = map_path(root, packet_id)
+            path = Project(root).page_map_path(packet_id)
             cache[packet_id] = (
                 PageImages(json.loads(path.read_text(encoding="utf-8")), root)
                 if path.is_file()

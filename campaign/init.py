@@ -78,6 +78,7 @@ def set_admin_password(project: Project, password: str) -> None:
     meta = project.meta()
     meta["admin_password"] = hash_secret(password)
     write_json_atomic(project.meta_path, meta)
+    project.forget_settings()
 
 
 def new_metrics_token(project: Project) -> str:
@@ -87,6 +88,7 @@ def new_metrics_token(project: Project) -> str:
     meta = project.meta()
     meta["metrics_token"] = {"sha256": hashlib.sha256(token.encode()).hexdigest()}
     write_json_atomic(project.meta_path, meta)
+    project.forget_settings()
     return token
 
 

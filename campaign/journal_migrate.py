@@ -228,6 +228,7 @@ def to_database(project: Project, url: str) -> MigrateReport:
     meta.pop(_PENDING, None)
     write_json_atomic(project.meta_path, meta)
     journal_pg.set_backend(project.root, cfg)
+    project.forget_settings()
     return report
 
 
@@ -256,6 +257,7 @@ def to_files(project: Project) -> MigrateReport:
     report = MigrateReport("file", copied, len(new), compare(project, cfg))
     _require_same(report)
     journal_pg.set_backend(project.root, None)
+    project.forget_settings()
     return report
 
 

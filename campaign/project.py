@@ -14,11 +14,15 @@ import os
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads, json_problem
+
+if TYPE_CHECKING:
+    from campaign.journal_pg import PgConfig
 
 PROJECT_FORMAT = "evaudit-project"
 SCHEMA_VERSION = 1
@@ -74,8 +78,36 @@ class Project:
     def journal_dir(self, packet: str) -> Path:
         return self.journals_dir / packet
 
+    def page_map_path(self, packet: str) -> Path:
+        """page_key -> (PDF, page) of one packet, written before serving, read by the app's
+        server process only (never sent to a browser)."""
+        return self.root / "render" / f"{packet}.json"
+
     def meta(self) -> dict[str, Any]:
+        """project.json as it is on disk now (what a writer must start from)."""
         return dict(json_loads(self.meta_path.read_text(encoding="utf-8")))
+
+    @cached_property
+    def settings(self) -> dict[str, Any]:
+        """project.json as read once for this handle (`open_project` reads it to check the
+        format): what readers of the admin password and the metrics token look at, so a
+        page run or a request reads the file once. A writer through this handle calls
+        `forget_settings`; a change by another process is seen by the next handle (the
+        app opens one per page run and per request)."""
+        return self.meta()
+
+    def forget_settings(self) -> None:
+        """Drop the settings read for this handle (after writing project.json)."""
+        self.__dict__.pop("settings", None)
+
+    @property
+    def journals(self) -> PgConfig | None:
+        """Where the journals and the registry live: the PostgreSQL journal's configuration,
+        or None for files (`journal_pg.config_for`: project.json is re-read only when its
+        modification time changed, so a migration is seen at once)."""
+        from campaign import journal_pg  # the layout does not load psycopg until asked
+
+        return journal_pg.config_for(self.root)
 
 
 def hash_secret(secret: str, salt: str | None = None) -> dict[str, str]:
@@ -87,6 +119,21 @@ def hash_secret(secret: str, salt: str | None = None) -> dict[str, str]:
 def verify_secret(secret: str, stored: dict[str, str]) -> bool:
     candidate = hash_secret(secret, stored["salt"])["sha256"]
     return hmac.compare_digest(candidate, stored["sha256"])
+
+
+def has_metrics_token(project: Project) -> bool:
+    """Whether `evaudit admin metrics-token` made one (`serve --metrics` needs it)."""
+    return isinstance(project.settings.get("metrics_token"), dict)
+
+
+def check_metrics_token(project: Project, token: str | None) -> bool:
+    """Whether `token` is the project's metrics credential (`evaudit admin metrics-token`,
+    which keeps only its SHA-256: a 192-bit random token needs no stretching)."""
+    stored = project.settings.get("metrics_token")
+    if not token or not isinstance(stored, dict):
+        return False
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    return hmac.compare_digest(str(stored.get("sha256", "")), digest)
 
 
 def private_dir(path: Path) -> Path:
@@ -150,7 +197,7 @@ def open_project(root: str | Path) -> Project:
             hint="run `evaudit init DIR` first",
         )
     try:
-        meta = project.meta()
+        meta = project.settings
     except json.JSONDecodeError as exc:
         raise InputError(
             f"corrupt project.json ({json_problem(exc)})", file=project.meta_path
@@ -165,3 +212,9 @@ def open_project(root: str | Path) -> Project:
             hint="upgrade evidence-audit",
         )
     return project
+
+
+def as_project(project: Project | str | Path) -> Project:
+    """`project` itself, or the project opened at that folder: the services the CLI calls
+    take a folder (the CLI imports no campaign module), the others an open project."""
+    return project if isinstance(project, Project) else open_project(project)

@@ -27,8 +27,8 @@ from vocabulary.errors import InputError
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 # (packet, packet SHA-256, annotator) -> one self-contained HTML page. The offline page is
-# the app's judging card, so the front end that owns it (audit_app.offline) is passed in:
-# the builder layer never imports the app (docs/architecture.md).
+# the judging card in one file, built a layer above (services.offline), so it is passed in:
+# the builder never imports services or the app (docs/architecture.md).
 HtmlBuilder = Callable[[dict[str, Any], str, str], str]
 
 

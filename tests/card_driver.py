@@ -1,6 +1,6 @@
 """Driving the judging card in a real browser the way a person does, and reading it back.
 
-Selectors are the card's own (audit_app/static/card.js); Playwright's CSS engine
+Selectors are the card's own (services/card/card.js); Playwright's CSS engine
 reaches into the component's shadow root.
 """
 

@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from audit_app import access
-from audit_app.responses import export_responses, import_responses
 from audit_app.session import AnnotatorSession, ItemState
-from campaign import journal
+from campaign import journal, registry
 from evaudit.cli import cli
+from services import annotators
+from services.responses import export_responses, import_responses
 from tests.app_fixture import PASSWORD, build
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.gates import ConditionAnswer
@@ -25,7 +26,7 @@ def fx(tmp_path: Path):
 
 
 def test_add_stores_only_token_hash_and_authenticates(fx) -> None:
-    _entry, token = access.add_annotator(fx.project, "alice", ["initial"])
+    _entry, token = annotators.add_annotator(fx.project, "alice", ["initial"])
     raw = fx.project.annotators_path.read_text()
     assert token not in raw
     assert hashlib.sha256(token.encode()).hexdigest() in raw
@@ -34,21 +35,21 @@ def test_add_stores_only_token_hash_and_authenticates(fx) -> None:
     assert who is not None and who.name == "alice" and who.packets == ("initial",)
     assert access.authenticate(fx.project, token + "x") is None
     assert access.authenticate(fx.project, "") is None
-    access.revoke_annotator(fx.project, "alice")
+    annotators.revoke_annotator(fx.project, "alice")
     assert access.authenticate(fx.project, token) is None
-    assert [p.revoked for p in access.list_annotators(fx.project)] == [True]
+    assert [p.revoked for p in registry.list_annotators(fx.project)] == [True]
 
 
 def test_add_rejects_bad_input(fx) -> None:
-    access.add_annotator(fx.project, "alice", ["initial"])
+    annotators.add_annotator(fx.project, "alice", ["initial"])
     with pytest.raises(InputError, match="already exists"):
-        access.add_annotator(fx.project, "alice", ["initial"])
+        annotators.add_annotator(fx.project, "alice", ["initial"])
     with pytest.raises(InputError, match="no packet named"):
-        access.add_annotator(fx.project, "bob", ["nope"])
+        annotators.add_annotator(fx.project, "bob", ["nope"])
     with pytest.raises(InputError, match="invalid annotator name"):
-        access.add_annotator(fx.project, "../evil", ["initial"])
+        annotators.add_annotator(fx.project, "../evil", ["initial"])
     with pytest.raises(InputError, match="invalid role"):
-        access.add_annotator(fx.project, "bob", ["initial"], role="boss")
+        annotators.add_annotator(fx.project, "bob", ["initial"], role="boss")
 
 
 def test_admin_password(fx) -> None:
@@ -70,7 +71,7 @@ def _answered(fx, item_id: str) -> ItemState:
 
 
 def test_export_import_roundtrip(fx, tmp_path: Path) -> None:
-    access.add_annotator(fx.project, "alice", ["initial"])
+    annotators.add_annotator(fx.project, "alice", ["initial"])
     session = AnnotatorSession.open(
         fx.project.packets_dir, fx.project.journals_dir, "initial", "alice"
     )
@@ -97,7 +98,7 @@ def test_export_import_roundtrip(fx, tmp_path: Path) -> None:
 
 
 def test_import_reports_every_problem_and_writes_nothing(fx, tmp_path: Path) -> None:
-    access.add_annotator(fx.project, "alice", ["initial"])
+    annotators.add_annotator(fx.project, "alice", ["initial"])
     pk = "J001-C1-A"
     bad = {
         "format": "evaudit-responses",
@@ -261,3 +262,30 @@ def test_throttle_is_per_client_with_a_global_cap(fx) -> None:
     # A success forgets clients with nothing to hold against them (memory stays bounded).
     assert "10.0.0.2" not in throttles.clients and "10.0.0.3" not in throttles.clients
     assert "10.0.0.1" in throttles.clients  # still locked out: kept
+
+
+def test_a_project_handle_reads_project_json_once(fx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What an admin page run or a metrics request asks of project.json (format, admin
+    password, its fingerprint, the metrics token) is read once per handle; a write through
+    the handle is seen by it."""
+    from campaign.init import new_metrics_token, set_admin_password
+    from campaign.project import Project, has_metrics_token, open_project
+
+    reads: list[Path] = []
+    real = Project.meta
+
+    def counted(self: Project) -> dict:  # type: ignore[type-arg]
+        reads.append(self.root)
+        return real(self)
+
+    monkeypatch.setattr(Project, "meta", counted)
+    project = open_project(fx.project.root)
+    assert access.check_admin_password(project, PASSWORD)
+    before = access.admin_fingerprint(project)
+    assert not access.check_metrics_token(project, "nope")
+    assert not has_metrics_token(project)
+    assert len(reads) == 1
+    set_admin_password(project, "a fresh and rather long passphrase 42")
+    assert access.admin_fingerprint(project) != before
+    token = new_metrics_token(project)
+    assert access.check_metrics_token(project, token)

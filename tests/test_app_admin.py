@@ -1,6 +1,6 @@
 """Admin page (AppTest): the live agreement and integrity figures equal the CLI's JSON.
 
-The journals come from `audit_app.simulate` (two people, partly disagreeing, verbatim
+The journals come from `services.simulate` (two people, partly disagreeing, verbatim
 quotes), so the figures are non-trivial. The page must show exactly what
 `evaudit agreement audit DIR PACKET --json` and `evaudit integrity DIR PACKET --json`
 print for the same project, and those figures agree with the reference libraries.
@@ -21,7 +21,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.proportion import proportion_confint
 from streamlit.testing.v1 import AppTest
 
-from audit_app.simulate import simulate
+from services.simulate import simulate
 from tests.app_fixture import PASSWORD, Fixture, build
 
 ROOT = Path(__file__).resolve().parent.parent

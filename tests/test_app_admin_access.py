@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from audit_app import access
-from audit_app.simulate import simulate
 from campaign.init import password_problem
+from services.simulate import simulate
 from tests.app_fixture import PASSWORD, Fixture, build  # browser: tests/browser_fixture.py
 from tests.test_app_served import free_port, get
 

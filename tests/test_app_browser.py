@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from audit_app.access import add_annotator, login_url
 from campaign import journal
+from services.annotators import add_annotator, login_url
 from tests.app_fixture import Fixture, build
 from tests.browser_fixture import ARGS  # chromium_path, browser: tests/browser_fixture.py
 from tests.card_driver import (

@@ -12,10 +12,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from audit_app.access import add_annotator, authenticate, revoke_annotator
 from audit_app.judging import CardSession, apply_outbox
 from audit_app.session import AnnotatorSession
 from campaign import journal
+from campaign.registry import authenticate
+from services.annotators import add_annotator, revoke_annotator
 from tests.app_fixture import Fixture, build
 
 

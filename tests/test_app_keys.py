@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from audit_app.access import add_annotator, revoke_annotator
 from audit_app.annotator.component import module_js
 from campaign import journal
+from services.annotators import add_annotator, revoke_annotator
 from tests.app_fixture import Fixture, build
 from tests.card_driver import T, at_item, blank, line_state, saved, screen_state, settled
 from tests.test_app_browser import (  # chromium_path, browser: tests/browser_fixture.py

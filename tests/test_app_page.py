@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from audit_app.access import add_annotator, login_throttle, revoke_annotator
+from audit_app.access import login_throttle
 from audit_app.judging import CardSession, apply_outbox
-from audit_app.render import build_all_page_maps, images_for
+from audit_app.render import images_for
 from audit_app.session import AnnotatorSession
 from campaign import journal
+from services.annotators import add_annotator, revoke_annotator
+from services.serving import build_all_page_maps
 from tests.app_fixture import PASSWORD, build
 
 APP = str(Path(__file__).resolve().parent.parent / "audit_app" / "streamlit_app.py")

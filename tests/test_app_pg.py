@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from audit_app.access import add_annotator, revoke_annotator
 from campaign import journal, journal_pg
+from services.annotators import add_annotator, revoke_annotator
 from tests.app_fixture import Fixture, build
 from tests.browser_fixture import ARGS  # chromium_path, browser: tests/browser_fixture.py
 from tests.card_driver import T, answer, at_item, no_autoadvance, saved, settled

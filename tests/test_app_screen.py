@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from audit_app.access import add_annotator
 from campaign import journal
+from services.annotators import add_annotator
 from tests.app_fixture import Fixture, build
 from tests.card_driver import (
     T,

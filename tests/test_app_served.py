@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from audit_app.simulate import simulate
+from services.simulate import simulate
 from tests.app_fixture import PASSWORD, Fixture, build
 
 pytestmark = pytest.mark.browser

@@ -12,8 +12,8 @@ from audit_app.session import (
     progress,
     step,
 )
-from audit_app.simulate import simulate
 from campaign import journal
+from services.simulate import simulate
 from tests.app_fixture import build
 from vocabulary.gates import ConditionAnswer, check_condition
 

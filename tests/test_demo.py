@@ -12,10 +12,11 @@ import subprocess
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-from audit_app.access import authenticate, check_admin_password
+from audit_app.access import check_admin_password
 from campaign import journal
 from campaign.packets import list_packets
 from campaign.project import open_project
+from campaign.registry import authenticate
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAUDIT = str(ROOT / ".venv" / "bin" / "evaudit")

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from audit_app.access import add_annotator
 from audit_chain.overrides_io import record_override
 from campaign import journal
 from campaign.project import write_json_atomic
+from services.annotators import add_annotator
 from tests.app_fixture import build
 from tests.conftest import cli_json, run_cli
 from tests.test_finalize_decisions import _campaign

@@ -20,6 +20,7 @@ CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["im
 REQUIRED = [
     *[("vocabulary", p) for p in PACKAGES if p != "vocabulary"],
     *[(p, "evaudit") for p in PACKAGES if p != "evaudit"],
+    ("evaudit", "audit_app"),  # the CLI and the app are peers
     *[(p, GENERATOR) for p in PACKAGES],
     ("scorers", "policies"),
     *[(p, "audit_app") for p in ("services", "scorers", "policies", "packet_builder")],
@@ -66,7 +67,9 @@ def test_contracts_cover_every_forbidden_arrow() -> None:
     [
         ("scorers/responses.py", "from policies import repair", "Scorers never import policies"),
         ("vocabulary/tables.py", "import evaudit.output", "Nothing imports the CLI package"),
-        ("packet_builder/packets.py", "import audit_app.offline", "never imports the app"),
+        ("packet_builder/packets.py", "import audit_app.render", "never imports the app"),
+        ("evaudit/commands/app.py", "import audit_app.access", "CLI never imports the app"),
+        ("evaudit/commands/app.py", "import audit_app.access", "Layers: CLI|app down"),
         ("services/report.py", "import audit_app.admin", "never imports the app"),
         ("policies/repair.py", "import duckdb", "Scorers and policies stay pure"),
         ("audit_app/judging.py", "from campaign import store", "Annotator-facing modules"),

@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
-from audit_app.access import add_annotator, authenticate
 from audit_app.judging import CardSession, apply_outbox
 from audit_app.session import AnnotatorSession
 from campaign import journal, journal_pg
+from campaign.registry import authenticate
+from services.annotators import add_annotator
 from tests.app_fixture import Fixture, build
 
 LONG = "a comment long enough to need a second page of the file system " * 60  # ~3.8 KB

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from audit_app.access import add_annotator, authenticate
 from audit_app.session import AnnotatorSession, ItemState
 from campaign import journal, journal_pg
 from campaign.overrides import append_override, read_override_lines
+from campaign.registry import authenticate
+from services.annotators import add_annotator
 from tests.app_fixture import Fixture, build
 from tests.conftest import run_cli
 from vocabulary.gates import ConditionAnswer

@@ -11,10 +11,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from audit_app.access import add_annotator, authenticate, revoke_annotator
 from audit_app.session import AnnotatorSession, ItemState
 from campaign import journal, journal_pg
 from campaign.overrides import append_override, read_override_lines
+from campaign.registry import authenticate
+from services.annotators import add_annotator, revoke_annotator
 from tests.app_fixture import Fixture, build
 from tests.conftest import run_cli
 from tests.pg_fixture import PgServer

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from audit_app.admin import data
-from audit_app.responses import session_export
 from audit_app.session import AnnotatorSession, load_packet
 from audit_chain.campaign_io import load_packet_info, load_streams
 from campaign import journal
 from packet_builder import history
+from services.responses import session_export
 from tests.app_fixture import Fixture, build
 
 OLD = "0" * 64  # the hash of an earlier build of the same packet name

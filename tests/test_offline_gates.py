@@ -1,6 +1,6 @@
 """gates.js gives the same messages as vocabulary/gates.py.
 
-The file is audit_app/static/gates.js: the judging card's gates, in the app and the offline
+The file is services/card/gates.js: the judging card's gates, in the app and the offline
 packet alike."""
 
 from __future__ import annotations

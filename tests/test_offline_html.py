@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from audit_app.offline import build_offline_html
-from audit_app.offline.build import blinded_copy
 from packet_builder.leaks import check_text
+from services.offline import build_offline_html
+from services.offline.build import blinded_copy
 from tests.browser_fixture import ARGS, CHROMIUM
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer, QuoteRule, check_item
@@ -226,7 +226,7 @@ def test_extra_fields_never_reach_the_file(built: dict[str, Any]) -> None:
 def test_the_card_is_the_apps_card(built: dict[str, Any]) -> None:
     """The packet inlines the very files the Streamlit component mounts: one judging UI."""
     from audit_app.annotator import component
-    from audit_app.offline import build
+    from services.offline import build
 
     html = built["html"]
     shared = [component.STATIC / name for name in component.SCRIPTS]
@@ -344,7 +344,7 @@ def expect(locator: Any) -> Any:
     return _expect(locator)
 
 
-# The judging card's own selectors (audit_app/static/card.js).
+# The judging card's own selectors (services/card/card.js).
 
 
 def condition(page: Any, ckey: str) -> None:
@@ -679,11 +679,11 @@ def check_import_into_project(
     built: dict[str, Any], with_bad_quote: Path, final_path: Path, final: dict[str, Any]
 ) -> None:
     """`evaudit responses import` refuses the draft export and takes the final one unchanged."""
-    from audit_app.access import add_annotator
-    from audit_app.responses import import_responses
     from audit_app.session import ItemState, load_packet, record
     from campaign import journal
     from campaign.init import init_project
+    from services.annotators import add_annotator
+    from services.responses import import_responses
 
     project, _ = init_project(built["root"] / f"project-{final_path.stem}", admin_password="pw")
     project.packet_path("pilot").write_bytes((built["root"] / "pilot.json").read_bytes())

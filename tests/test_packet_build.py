@@ -328,7 +328,7 @@ def test_bad_arguments_write_nothing(proj: Path, tmp_path: Path) -> None:
         expect=None,
     )
     try:
-        import audit_app.offline as offline
+        import services.offline as offline
 
         has_html = hasattr(offline, "build_offline_html")
     except ImportError:

@@ -8,9 +8,10 @@ import os
 import stat
 from pathlib import Path
 
-from audit_app.render import build_all_page_maps, images_for
+from audit_app.render import images_for
 from campaign import image_cache
 from packet_builder.page_images import DPI, page_locations, render_png
+from services.serving import build_all_page_maps
 from tests.app_fixture import build
 from tests.conftest import run_cli
 

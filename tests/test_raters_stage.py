@@ -402,8 +402,8 @@ def test_pairwise_agreement_uses_each_pairs_own_items(tmp_path: Path) -> None:
 def test_identity_in_postgresql_journals(tmp_path: Path, pg_url: str) -> None:
     """Journals kept in PostgreSQL: distinct people stay distinct, and a stream whose rows
     are another annotator's (a copy under a second name) is one stream counted twice."""
-    from audit_app.simulate import simulate
     from campaign import journal_pg
+    from services.simulate import simulate
     from tests.app_fixture import build
 
     fx = build(tmp_path / "proj", items=4, conditions=2, pages=3)

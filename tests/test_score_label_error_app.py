@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from audit_app.simulate import simulate
+from services.simulate import simulate
 from tests.app_fixture import PASSWORD, build
 
 ROOT = Path(__file__).resolve().parent.parent

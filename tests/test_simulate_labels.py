@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from scipy.stats import binomtest
 
-from audit_app.sentences import sentences
+from services.sentences import sentences
 from tests.classic_fixture import make_beir, make_trec, write_guideline
 from tests.conftest import cli_json, run_cli
 
@@ -125,8 +125,8 @@ def test_bad_answers_mode_is_refused(project: Path) -> None:
 
 
 def test_the_demo_fill_quotes_sentences_that_support_their_condition(tmp_path: Path) -> None:
-    from audit_app.sentences import is_prose
-    from audit_app.simulate import simulate
+    from services.sentences import is_prose
+    from services.simulate import simulate
     from tests.app_fixture import build
 
     fx = build(tmp_path / "p", items=4, conditions=2, pages=3)

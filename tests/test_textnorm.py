@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from audit_app.offline import unicode_tables
+from services.offline import unicode_tables
 from vocabulary.textnorm import find_quote, is_nontrivial, normalize, quote_in_page
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,7 +2,7 @@
 
 Normalization (docs/architecture.md, "Shared definitions"): Unicode NFKC, case fold, unify quote and dash
 variants, join hyphenated line breaks, collapse whitespace. The JavaScript twin
-lives in `audit_app/static/textnorm.js`; both are checked against
+lives in `services/card/textnorm.js`; both are checked against
 `tests/data/textnorm_vectors.json`.
 """
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pandas as pd
 
-from audit_app.access import read_registry
 from audit_app.admin.agreement_hook import Summary, summary
 from audit_app.session import ItemState, Packet, load_packet
 from campaign import journal
 from campaign.packets import list_packets, read_admin_key
 from campaign.project import Project
+from campaign.registry import read_registry
 from services.agreement import AgreementReport
 from services.integrity import IntegrityReport
 from vocabulary.errors import InputError

@@ -17,11 +17,12 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from audit_app.access import admin_fingerprint, admin_sign_in, list_annotators
+from audit_app.access import admin_fingerprint, admin_sign_in
 from audit_app.admin import data, display
 from audit_app.admin.query_view import query_labels_view
-from audit_app.responses import export_responses
 from campaign.project import Project, open_project
+from campaign.registry import list_annotators
+from services.responses import export_responses
 from vocabulary.errors import InputError
 
 

@@ -1,6 +1,6 @@
 """The judging card as a Streamlit bidirectional component (`st.components.v2`).
 
-The card itself is audit_app/static/card.js, the same file the offline packet
+The card itself is services/card/card.js, the same file the offline packet
 inlines. This module only adds the Streamlit adapter: the server hands the
 card the item and its latest saved state (`data`); the card hands back an
 *outbox*: the user's actions not yet confirmed, each with an id that grows
@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 
-STATIC = Path(__file__).resolve().parent.parent / "static"
-SCRIPTS = ("textnorm.js", "gates.js", "card.js")
+from services.card import SCRIPTS, STATIC
 
 _ADAPTER = """
 const RETRY_MS = 1500;

@@ -1,4 +1,4 @@
-"""The judging screen: one judging card (audit_app/static/card.js) per item.
+"""The judging screen: one judging card (services/card/card.js) per item.
 
 Where an item's state lives: in the annotator's journal, and only there. The
 server keeps no copy of widget values: each rerun hands the card the item and
@@ -28,13 +28,13 @@ from typing import Any
 import streamlit as st
 
 from audit_app import actions
-from audit_app.access import Annotator, authenticate
 from audit_app.annotator.component import card_code, judging_card
 from audit_app.annotator.style import PAGE_CSS
 from audit_app.judging import CardSession, apply_outbox
-from audit_app.responses import session_export
 from audit_app.session import AnnotatorSession, card_item, first_incomplete, step
 from campaign.project import Project
+from campaign.registry import Annotator, authenticate
+from services.responses import session_export
 
 # (page_key, quote) -> PNG bytes, or None when no image exists; built server-side (render.py).
 PageImage = Callable[[str, str | None], bytes | None]
@@ -50,9 +50,39 @@ def refuse(message: str) -> None:
     st.stop()
 
 
+class RoundTripSignIn:
+    """The link's annotator, asked of the registry at most once per round trip.
+
+    A round trip is the card's outbox callback (which checks the link before the saves it
+    applies) and the page run that follows it: both ask here, and the registry (a file
+    read or a database query) is read once for both, however many saves the outbox
+    holds."""
+
+    def __init__(self, project: Project, token: str) -> None:
+        self.project, self.token = project, token
+        self._asked = False
+        self._person: Annotator | None = None
+
+    def person(self) -> Annotator | None:
+        if not self._asked:
+            self._person = authenticate(self.project, self.token)
+            self._asked = True
+        return self._person
+
+
+SIGN_IN_KEY = "ann_sign_in"  # the callback's sign-in, taken by the page run right after it
+
+
+def _sign_in(project: Project, token: str) -> Annotator | None:
+    checked = st.session_state.pop(SIGN_IN_KEY, None)
+    if not isinstance(checked, RoundTripSignIn) or checked.token != token:
+        checked = RoundTripSignIn(project, token)
+    return checked.person()
+
+
 def annotator_app(project: Project, token: str, images: ImageSource | None = None) -> None:
     """Entry for a token link: authenticate, pick a packet, show the judging screen."""
-    person = authenticate(project, token)
+    person = _sign_in(project, token)
     if person is None:
         if _refused_card(token):
             return
@@ -113,13 +143,18 @@ def _refused_card(token: str) -> bool:
 
 def _on_outbox() -> None:
     """The card's outbox changed: apply its new actions (audit_app.judging)."""
+    apply_card_outbox((st.session_state.get(CARD_KEY) or {}).get("outbox"))
+
+
+def apply_card_outbox(outbox: Any) -> None:
+    """Apply an outbox, checking the link once for all its saves; the page run that follows
+    reuses that check (`RoundTripSignIn`)."""
     ss = st.session_state
     project, token = ss["ann_auth"]
+    sign_in = RoundTripSignIn(project, token)
+    ss[SIGN_IN_KEY] = sign_in
     apply_outbox(
-        ss["ann_session"],
-        ss["ann_card_session"],
-        (ss.get(CARD_KEY) or {}).get("outbox"),
-        lambda: authenticate(project, token) is not None,
+        ss["ann_session"], ss["ann_card_session"], outbox, lambda: sign_in.person() is not None
     )
 
 

@@ -5,16 +5,25 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import click
 
 from evaudit.output import emit_json, progress_bar
-from vocabulary.errors import InputError
-from vocabulary.tables import table
 
-if TYPE_CHECKING:
-    from campaign.project import Project
+
+class _Report(Protocol):
+    def to_json(self) -> Any: ...
+    def table(self) -> str: ...
+
+
+def _print(report: _Report, as_json: bool) -> None:
+    """The one way these commands print: `to_json()` under --json, else `table()`."""
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        click.echo(report.table())
+
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 _DIR = click.argument("directory", type=click.Path(path_type=Path))
@@ -52,16 +61,10 @@ def annotator_add(
     as_json: bool,
 ) -> None:
     """Register NAME for packets; prints their login URL (the token is shown only now)."""
-    from audit_app.access import add_annotator, login_url
-    from campaign.project import open_project
+    from services.annotators import enroll
 
-    entry, token = add_annotator(open_project(directory), name, list(packets), role)
-    url = login_url(token, host, port)
-    if as_json:
-        emit_json({"name": entry.name, "token": token, "url": url})
-        return
-    click.echo(f"{entry.name} ({entry.role}) on {', '.join(entry.packets)}")
-    click.echo(f"login URL (shown once): {url}")
+    report = enroll(directory, name, list(packets), role, host, port)
+    _print(report, as_json)
 
 
 @annotator.command("list")
@@ -70,14 +73,9 @@ def annotator_add(
 def annotator_list(directory: Path, as_json: bool) -> None:
     """List registered people (role, packets, revoked) and every response stream, those
     without an account too; simulated streams are marked as such."""
-    from audit_app.people import people
-    from campaign.project import open_project
+    from services.people import people
 
-    report = people(open_project(directory))
-    if as_json:
-        emit_json(report.to_json())
-        return
-    click.echo(table(report.rows(), list(report.HEADERS)))
+    _print(people(directory), as_json)
 
 
 @annotator.command("revoke")
@@ -86,14 +84,9 @@ def annotator_list(directory: Path, as_json: bool) -> None:
 @_JSON
 def annotator_revoke(directory: Path, name: str, as_json: bool) -> None:
     """Revoke NAME's token at once (their journal is kept)."""
-    from audit_app.access import revoke_annotator
-    from campaign.project import open_project
+    from services.annotators import revoke_in
 
-    entry = revoke_annotator(open_project(directory), name)
-    if as_json:
-        emit_json(entry.to_json())
-        return
-    click.echo(f"revoked {entry.name}")
+    _print(revoke_in(directory, name), as_json)
 
 
 @click.group("responses")
@@ -107,17 +100,9 @@ def responses() -> None:
 @_JSON
 def responses_import(directory: Path, file: Path, as_json: bool) -> None:
     """Validate FILE fully (hash, annotator, keys, quotes) and append it to the journal."""
-    from audit_app.responses import import_responses
-    from campaign.project import open_project
+    from services.responses import responses_import
 
-    result = import_responses(open_project(directory), file)
-    if as_json:
-        emit_json(result)
-        return
-    click.echo(
-        f"{result['annotator']} on {result['packet_id']}: {result['imported']} items appended, "
-        f"{result['unchanged']} unchanged; {result['complete']}/{result['total']} complete"
-    )
+    _print(responses_import(directory, file), as_json)
 
 
 @responses.command("export")
@@ -129,16 +114,14 @@ def responses_import(directory: Path, file: Path, as_json: bool) -> None:
 )
 def responses_export(directory: Path, packet: str, name: str, out: Path | None) -> None:
     """Write NAME's latest answers on PACKET as an evaudit-responses JSON file."""
-    from audit_app.responses import export_responses
-    from campaign.project import open_project, write_json_atomic
     from evaudit.output import dumps
+    from services.responses import responses_export
 
-    doc = export_responses(open_project(directory), packet, name)
+    report = responses_export(directory, packet, name, out)
     if out is None:
-        click.echo(dumps(doc))
+        click.echo(dumps(report.to_json()))
     else:
-        write_json_atomic(out, doc)
-        click.echo(f"wrote {out} ({len(doc['items'])} items)", err=True)
+        click.echo(report.table(), err=True)
 
 
 @responses.command("simulate")
@@ -207,14 +190,12 @@ def responses_simulate(
     with a stated --noise rate (--answers labels). A yes quotes the sentence of a
     displayed page that supports the condition, so it passes the gates; seeded and
     deterministic."""
-    from audit_app.simulate import simulate_panel
-    from campaign.project import open_project
+    from services.simulate import responses_simulate
 
-    names = tuple(n.strip() for n in annotators.split(",") if n.strip())
-    saved = simulate_panel(
-        open_project(directory),
+    report = responses_simulate(
+        directory,
         packet,
-        names,
+        annotators,
         seed=seed,
         p_contested=contested,
         p_slip=slip,
@@ -222,10 +203,7 @@ def responses_simulate(
         answers=answers,
         noise=noise,
     )
-    if as_json:
-        emit_json({"packet": packet, "seed": seed, "answers": answers, "saved": saved})
-        return
-    click.echo(f"{packet}: " + ", ".join(f"{k} {v} items" for k, v in saved.items()))
+    _print(report, as_json)
 
 
 def exec_streamlit(root: Path, host: str, port: int, metrics: bool = False) -> None:
@@ -267,25 +245,6 @@ def exec_streamlit(root: Path, host: str, port: int, metrics: bool = False) -> N
     os.execve(sys.executable, argv, {**os.environ, "EVAUDIT_PROJECT": str(root)})
 
 
-def _check_journal_backend(project: Project) -> None:
-    """With journals in PostgreSQL, reach the database now (a wrong URL or password is a
-    one-line error, not a 'NOT saved' at the first save) and say where saves go."""
-    from campaign import journal_pg
-
-    cfg = journal_pg.config_for(project.root)
-    if cfg is None:
-        return
-    try:
-        journal_pg.read_registry(cfg)
-    except journal_pg.JournalUnavailable as exc:
-        raise InputError(
-            f"cannot reach the journal database {journal_pg.redact(cfg.url)} ({exc.strerror})",
-            file=project.meta_path,
-            hint="start PostgreSQL, or give the password with PGPASSWORD or EVAUDIT_JOURNAL_URL",
-        ) from exc
-    click.echo(f"journals: PostgreSQL {journal_pg.redact(cfg.url)}", err=True)
-
-
 @click.command("serve")
 @_DIR
 @_HOST
@@ -298,23 +257,12 @@ def _check_journal_backend(project: Project) -> None:
 )
 def serve(directory: Path, host: str, port: int, metrics: bool) -> None:
     """Start the annotation app for project DIRECTORY (Ctrl+C stops it)."""
-    from audit_app.access import has_metrics_token
-    from audit_app.demo import prepare_serving
-    from campaign.project import open_project
+    from services.serving import prepare_serve
 
-    project = open_project(directory)
-    if metrics and not has_metrics_token(project):
-        raise InputError(
-            "--metrics needs a metrics token and the project has none",
-            file=project.meta_path,
-            hint=f"run `evaudit admin metrics-token {directory}` first",
-        )
-    _check_journal_backend(project)
-    prepare_serving(project)
-    click.echo(f"admin: http://{host}:{port}/  (annotators use their token links)", err=True)
-    if metrics:
-        click.echo(f"metrics: http://{host}:{port}/_stcore/metrics  (metrics token)", err=True)
-    exec_streamlit(project.root, host, port, metrics)
+    report = prepare_serve(directory, metrics)
+    for line in report.notes(host, port, metrics):
+        click.echo(line, err=True)
+    exec_streamlit(report.root, host, port, metrics)
 
 
 @click.command("demo")
@@ -333,25 +281,16 @@ def demo(
     folder: Path | None, host: str, port: int, simulate: bool, no_serve: bool, as_json: bool
 ) -> None:
     """Build a demo project from sample_packets/, print login URLs and the admin password, serve."""
-    from audit_app.demo import build_demo
+    from services.demo import demo as build
 
-    info = build_demo(
+    report = build(
         folder, host=host, port=port, simulate=simulate, progress=progress_bar(quiet=as_json)
     )
-    if as_json:
-        emit_json(info)
-    else:
-        click.echo(f"demo project: {info['dir']}")
-        click.echo(f"admin:        {info['admin_url']}  password: {info['admin_password']}")
-        for name, url in info["urls"].items():
-            click.echo(f"{name:<12}  {url}")
-        if info["simulated"]:
-            done = ", ".join(f"{k}: {v} saves" for k, v in info["simulated"].items())
-            click.echo(f"simulated journals: {done}")
+    _print(report, as_json)
     if not no_serve:
         if as_json:
             os.dup2(2, 1)  # keep stdout to the one JSON object; server logs go to stderr
-        exec_streamlit(Path(info["dir"]), host, port)
+        exec_streamlit(report.root, host, port)
 
 
 @click.group("admin")
@@ -367,16 +306,14 @@ def admin_password(directory: Path, new_password: str | None) -> None:
 
     NEW_PASSWORD (else $EVAUDIT_ADMIN_PASSWORD, else asked twice without echo) must be at
     least 12 characters and hard to guess (zxcvbn strength 3 of 4)."""
-    from campaign.init import set_admin_password
-    from campaign.project import PASSWORD_ENV, open_project
+    from services.admin import PASSWORD_ENV, change_admin_password
 
-    project = open_project(directory)
     password = new_password or os.environ.get(PASSWORD_ENV)
     if not password:
         password = click.prompt(
             "New admin password", hide_input=True, confirmation_prompt=True, err=True
         )
-    set_admin_password(project, password)
+    change_admin_password(directory, password)
     click.echo(
         "admin password changed; open admin sessions are signed out at their next click", err=True
     )
@@ -390,14 +327,9 @@ def admin_metrics_token(directory: Path, as_json: bool) -> None:
 
     The old token stops working. Send it as `Authorization: Bearer TOKEN` or as the
     password of HTTP basic auth (any user name)."""
-    from campaign.init import new_metrics_token
-    from campaign.project import open_project
+    from services.admin import metrics_token
 
-    token = new_metrics_token(open_project(directory))
-    if as_json:
-        emit_json({"metrics_token": token})
-        return
-    click.echo(f"metrics token (shown once): {token}")
+    _print(metrics_token(directory), as_json)
 
 
 COMMANDS: list[click.Command] = [annotator, responses, serve, demo, admin]

@@ -172,7 +172,7 @@ def export_cmd(
     project_dir: str, name: str, out: Path, fmt: str, annotator: str | None, as_json: bool
 ) -> None:
     """Write packet NAME (never its admin key) to --out."""
-    from audit_app.offline import build_offline_html
+    from services.offline import build_offline_html
     from services.packet_export import export_packet
 
     report = export_packet(project_dir, name, out, fmt, annotator, build_offline_html)

@@ -1,8 +1,8 @@
 // Batch driver for the pytest parity checks: reads {"op", "cases"} JSON on stdin, prints results.
 "use strict";
-const tn = require("../../audit_app/static/textnorm.js");
-const gates = require("../../audit_app/static/gates.js");
-const card = require("../../audit_app/static/card.js");
+const tn = require("../../services/card/textnorm.js");
+const gates = require("../../services/card/gates.js");
+const card = require("../../services/card/card.js");
 
 const OPS = {
   normalize: (c) => tn.normalize(c),

@@ -4,7 +4,7 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const tn = require("../../audit_app/static/textnorm.js");
+const tn = require("../../services/card/textnorm.js");
 
 const vectors = JSON.parse(
   fs.readFileSync(path.join(__dirname, "..", "data", "textnorm_vectors.json"), "utf8")

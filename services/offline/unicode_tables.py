@@ -1,4 +1,4 @@
-"""Generate the Unicode tables that `audit_app/static/textnorm.js` embeds.
+"""Generate the Unicode tables that `services/card/textnorm.js` embeds.
 
 The JavaScript normalizer must give exactly the output of the Python one
 (`vocabulary/textnorm.py`). Two pieces of Python behaviour have no stable
@@ -9,7 +9,7 @@ browser equivalent, so they are copied from Python's `unicodedata` as tables:
   `String.prototype.toLowerCase` differs on several hundred code points and
   changes with the browser's Unicode version.
 
-Run `python -m audit_app.offline.unicode_tables` to print the block, or with
+Run `python -m services.offline.unicode_tables` to print the block, or with
 `--write` to replace the generated block inside textnorm.js. A test checks
 that the file holds exactly what this module generates.
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 
 BEGIN = "// BEGIN GENERATED UNICODE TABLES"
 END = "// END GENERATED UNICODE TABLES"
-TEXTNORM_JS = Path(__file__).resolve().parent.parent / "static" / "textnorm.js"
+TEXTNORM_JS = Path(__file__).resolve().parent.parent / "card" / "textnorm.js"
 
 
 def _code_points() -> range:
@@ -102,7 +102,7 @@ def generate_block() -> str:
     return "\n".join(
         [
             BEGIN,
-            "// (python -m audit_app.offline.unicode_tables --write; do not edit by hand)",
+            "// (python -m services.offline.unicode_tables --write; do not edit by hand)",
             f'const UNIDATA_VERSION = "{unicodedata.unidata_version}";',
             "// Inclusive [first, last] pairs: unicodedata.combining(ch) != 0.",
             "const COMBINING_RANGES = [",

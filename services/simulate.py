@@ -24,10 +24,14 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit_app.sentences import (
+from campaign.annotation import AnnotatorSession, ItemState
+from campaign.project import Project, as_project
+from campaign.simulated import record_simulated
+from services.sentences import (
     Sentence,
     condition_forms,
     mention_span,
@@ -35,9 +39,6 @@ from audit_app.sentences import (
     supporting_sentence,
     supports,
 )
-from audit_app.session import AnnotatorSession, ItemState
-from campaign.project import Project
-from campaign.simulated import record_simulated
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer
 from vocabulary.textnorm import is_nontrivial, quote_in_page
@@ -157,7 +158,7 @@ def journal_files(project: Project, packet_id: str) -> list[Path]:
 # --- An evidence-reading panel: any number of people, e.g. three adjudicators -------------
 
 CONTESTED_DEFAULT = {"initial": 0.08, "adjudication": 0.3, "challenge": 0.3}
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # as audit_app.access registers them
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # as services.annotators registers them
 
 
 def quote_around(text: str, span: tuple[int, int], rng: random.Random) -> str | None:
@@ -332,3 +333,52 @@ def simulate_panel(
             session.save(item_id, ItemState(mine, unclear, comment))
             saved[session.annotator] += 1
     return saved
+
+
+@dataclass(frozen=True)
+class SimulateReport:
+    """`responses simulate`: saved lines per simulated person."""
+
+    packet: str
+    seed: int
+    answers: str
+    saved: dict[str, int]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "packet": self.packet,
+            "seed": self.seed,
+            "answers": self.answers,
+            "saved": self.saved,
+        }
+
+    def table(self) -> str:
+        return f"{self.packet}: " + ", ".join(f"{k} {v} items" for k, v in self.saved.items())
+
+
+def responses_simulate(
+    project: Project | Path,
+    packet_id: str,
+    annotators: str,
+    *,
+    seed: int = 11,
+    p_contested: float | None = None,
+    p_slip: float = 0.03,
+    coverage: float = 1.0,
+    answers: str = "pages",
+    noise: float = 0.1,
+) -> SimulateReport:
+    """`evaudit responses simulate`: `simulate_panel` for comma-separated new names."""
+    names = tuple(n.strip() for n in annotators.split(",") if n.strip())
+    saved = simulate_panel(
+        as_project(project),
+        packet_id,
+        names,
+        seed=seed,
+        p_contested=p_contested,
+        p_slip=p_slip,
+        coverage=coverage,
+        answers=answers,
+        noise=noise,
+    )
+    return SimulateReport(packet_id, seed, answers, saved)

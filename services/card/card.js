@@ -2,7 +2,7 @@
  * card.js: the judging card, one piece of front-end code for both hosts.
  *
  * The Streamlit app (audit_app/annotator/component.py wraps it in a
- * st.components.v2 component) and the offline HTML packet (audit_app/offline/
+ * st.components.v2 component) and the offline HTML packet (services/offline/
  * app.js) mount the same card. The card owns nothing durable: it draws the
  * state its host hands it (`show`) and reports each user action (`onAction`)
  * as one small operation, never a whole screen of widget values. The host

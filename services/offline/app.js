@@ -2,7 +2,7 @@
  * The offline annotator packet (one self-contained HTML file): a thin host of
  * the judging card.
  *
- * The card (audit_app/static/card.js, the same file the Streamlit app mounts)
+ * The card (services/card/card.js, the same file the Streamlit app mounts)
  * draws the item and handles every click and key; it reports each user action
  * and this host applies it with JudgeCard.reduce, stores the drafts in
  * localStorage at once and shows the result. What only this host does:

@@ -8,7 +8,7 @@
  * points (as Python counts them), never in UTF-16 units.
  *
  * Python's combining classes and str.casefold() are embedded as tables (see
- * audit_app/offline/unicode_tables.py); NFKC comes from
+ * services/offline/unicode_tables.py); NFKC comes from
  * String.prototype.normalize and letters/digits from \p{L} / \p{N}.
  *
  * Works inlined in a page (defines globalThis.TextNorm) and under Node
@@ -18,7 +18,7 @@
   "use strict";
 
 // BEGIN GENERATED UNICODE TABLES
-// (python -m audit_app.offline.unicode_tables --write; do not edit by hand)
+// (python -m services.offline.unicode_tables --write; do not edit by hand)
 const UNIDATA_VERSION = "14.0.0";
 // Inclusive [first, last] pairs: unicodedata.combining(ch) != 0.
 const COMBINING_RANGES = [

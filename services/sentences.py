@@ -1,5 +1,5 @@
 """Sentences of a displayed page and which of them supports a condition: what a simulated
-reader quotes (`audit_app.simulate`). Pure text functions, no files.
+reader quotes (`services.simulate`). Pure text functions, no files.
 
 A page splits into sentences at a full stop, question or exclamation mark followed by
 white space, at a blank line and at a bullet. A sentence supports a condition when it

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audit_app.access import add_annotator, login_url
 from campaign.init import init_project
 from campaign.project import Project
+from services.annotators import add_annotator, login_url
+from services.serving import prepare_serving
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
 
@@ -131,7 +132,7 @@ def _build(
         urls[name] = login_url(token, host, port)
     simulated: dict[str, int] = {}
     if simulate:
-        from audit_app.simulate import simulate as run_simulation
+        from services.simulate import simulate as run_simulation
 
         simulated = run_simulation(project, PACKET, ("alice", "bob"))
     return {
@@ -143,8 +144,41 @@ def _build(
     }
 
 
-def prepare_serving(project: Project) -> list[Path]:
-    """Admin-side preparation before serving: the per-packet page-image maps."""
-    from audit_app.render import build_all_page_maps
+@dataclass(frozen=True)
+class DemoReport:
+    """`evaudit demo`: the project built, its admin password and the login URLs."""
 
-    return build_all_page_maps(project)
+    body: dict[str, Any]
+
+    @property
+    def root(self) -> Path:
+        return Path(self.body["dir"])
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def table(self) -> str:
+        info = self.body
+        lines = [
+            f"demo project: {info['dir']}",
+            f"admin:        {info['admin_url']}  password: {info['admin_password']}",
+            *(f"{name:<12}  {url}" for name, url in info["urls"].items()),
+        ]
+        if info["simulated"]:
+            done = ", ".join(f"{k}: {v} saves" for k, v in info["simulated"].items())
+            lines.append(f"simulated journals: {done}")
+        return "\n".join(lines)
+
+
+def demo(
+    folder: Path | None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8501,
+    simulate: bool = False,
+    progress: Progress = no_progress,
+) -> DemoReport:
+    """`evaudit demo` (before serving)."""
+    return DemoReport(
+        build_demo(folder, host=host, port=port, simulate=simulate, progress=progress)
+    )

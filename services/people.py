@@ -10,12 +10,13 @@ count.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from audit_app.access import list_annotators
 from campaign.journal import iter_journals
 from campaign.packets import list_packets
-from campaign.project import Project
+from campaign.project import Project, as_project
+from campaign.registry import list_annotators
 from campaign.simulated import simulated_streams
 from vocabulary.tables import table
 
@@ -70,8 +71,9 @@ class PeopleReport:
         return table(self.rows(), list(self.HEADERS))
 
 
-def people(project: Project) -> PeopleReport:
+def people(project: Project | Path) -> PeopleReport:
     """Every account and every stream's name, sorted by name."""
+    project = as_project(project)
     streams: dict[str, list[str]] = {}
     for row in list_packets(project):
         for name, _path in iter_journals(project.journal_dir(row.name)):

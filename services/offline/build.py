@@ -1,8 +1,8 @@
 """Build the offline annotator packet: one self-contained HTML file.
 
 The file inlines the page template, the quote normalizer
-(`audit_app/static/textnorm.js`), the gates (`audit_app/static/gates.js`, twin
-of `vocabulary/gates.py`), the judging card (`audit_app/static/card.js` and
+(`services/card/textnorm.js`), the gates (`services/card/gates.js`, twin
+of `vocabulary/gates.py`), the judging card (`services/card/card.js` and
 `card.css`, the same files the Streamlit app mounts), the offline host
 (`app.js`, `style.css`), plus the blinded packet as JSON. A
 Content-Security-Policy allows exactly those inline scripts and the one style
@@ -23,12 +23,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from services.card import SCRIPTS as CARD_SCRIPTS
+from services.card import STATIC
 from vocabulary.errors import InputError
 
 HERE = Path(__file__).resolve().parent
-STATIC = HERE.parent / "static"
 # Inlined in this order: each defines a global the next one uses.
-SCRIPTS = (STATIC / "textnorm.js", STATIC / "gates.js", STATIC / "card.js", HERE / "app.js")
+SCRIPTS = (*(STATIC / name for name in CARD_SCRIPTS), HERE / "app.js")
 # One <style> block: the card's sheet, then the offline frame's.
 STYLES = (STATIC / "card.css", HERE / "style.css")
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")

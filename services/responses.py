@@ -1,4 +1,5 @@
-"""Response exports (`evaudit-responses`, docs/formats.md) and their import into the journal.
+"""`evaudit responses import|export`: response exports (`evaudit-responses`, docs/formats.md)
+and their import into the journal; the app's "download my answers" is `session_export`.
 
 An export holds one annotator's latest state per item. Import validates the
 whole file first (packet hash, annotator, item ids, condition keys, page keys,
@@ -10,13 +11,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit_app.access import read_registry
-from audit_app.session import AnnotatorSession, ItemState, Packet, load_packet, record
 from campaign import journal
-from campaign.project import Project, now_iso
+from campaign.annotation import AnnotatorSession, ItemState, Packet, load_packet, record
+from campaign.project import Project, as_project, now_iso, write_json_atomic
+from campaign.registry import read_registry
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.gates import ANSWERS, check_condition
 from vocabulary.jsonread import json_loads, json_problem
@@ -216,3 +218,51 @@ def import_responses(project: Project, path: Path) -> dict[str, Any]:
         "total": len(packet.items),
         "journal": str(session.journal_path),
     }
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """`responses import`: what was appended. `body` is the `--json` object."""
+
+    body: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def table(self) -> str:
+        b = self.body
+        return (
+            f"{b['annotator']} on {b['packet_id']}: {b['imported']} items appended, "
+            f"{b['unchanged']} unchanged; {b['complete']}/{b['total']} complete"
+        )
+
+
+def responses_import(project: Project | Path, path: Path) -> ImportReport:
+    """`evaudit responses import`: validate the file fully, then append it."""
+    return ImportReport(import_responses(as_project(project), path))
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """`responses export`: the document, and the file it was written to (None: the caller
+    prints `to_json()`)."""
+
+    doc: dict[str, Any]
+    out: Path | None
+
+    def to_json(self) -> dict[str, Any]:
+        return self.doc
+
+    def table(self) -> str:
+        return f"wrote {self.out} ({len(self.doc['items'])} items)"
+
+
+def responses_export(
+    project: Project | Path, packet_id: str, annotator: str, out: Path | None = None
+) -> ExportReport:
+    """`evaudit responses export`: NAME's latest answers on PACKET, written to `out` if
+    given (atomically, 0600)."""
+    doc = export_responses(as_project(project), packet_id, annotator)
+    if out is not None:
+        write_json_atomic(out, doc)
+    return ExportReport(doc, out)

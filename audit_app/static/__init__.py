@@ -1,1 +1,0 @@
-"""Static assets shared by the app and the offline packet (the JavaScript normalizer)."""
