@@ -127,9 +127,19 @@ def bootstrap_options(
     )
 
 
-def count_option(*decls: str, default: int, help: str, min: int = 1) -> Decorator:
+def count_option(*decls: str, default: int | None, help: str, min: int = 1) -> Decorator:
     """An integer option of at least `min` (a cutoff, a depth, a number of draws), its
-    default shown."""
+    default shown (none when it is None)."""
     return click.option(
         *decls, type=click.IntRange(min=min), default=default, show_default=True, help=help
     )
+
+
+def shown_option(*decls: str, default: Any, help: str) -> Decorator:
+    """An option of the type of its default, the default shown in --help."""
+    return click.option(*decls, default=default, show_default=True, help=help)
+
+
+def share_option(name: str, help: str) -> Decorator:
+    """An optional share between 0 and 1 (a required coverage, say)."""
+    return click.option(name, type=click.FloatRange(0, 1), default=None, help=help)
