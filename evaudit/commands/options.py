@@ -143,3 +143,10 @@ def shown_option(*decls: str, default: Any, help: str) -> Decorator:
 def share_option(name: str, help: str) -> Decorator:
     """An optional share between 0 and 1 (a required coverage, say)."""
     return click.option(name, type=click.FloatRange(0, 1), default=None, help=help)
+
+
+def choice_option(*decls: str, choices: list[str], default: str, help: str) -> Decorator:
+    """One of a fixed list of words, the default shown."""
+    return click.option(
+        *decls, type=click.Choice(choices), default=default, show_default=True, help=help
+    )
