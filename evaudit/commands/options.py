@@ -150,3 +150,8 @@ def choice_option(*decls: str, choices: list[str], default: str, help: str) -> D
     return click.option(
         *decls, type=click.Choice(choices), default=default, show_default=True, help=help
     )
+
+
+def many_option(*decls: str, metavar: str, help: str, required: bool = False) -> Decorator:
+    """A repeatable option (its values a tuple, in the order given)."""
+    return click.option(*decls, multiple=True, required=required, metavar=metavar, help=help)

@@ -55,9 +55,8 @@ def _positive_option(help: str) -> opt.Decorator:
     default=0.10,
     help="Selector disagreement rate needed for an operational result.",
 )
-@click.option(
+@opt.many_option(
     "--confirmatory",
-    multiple=True,
     metavar="DATASET:READER,...",
     help="Declared confirmatory environments (default: all). Others are descriptive.",
 )
@@ -89,12 +88,11 @@ def _positive_option(help: str) -> opt.Decorator:
     is_flag=True,
     help="Drop (and count) claims missing a ranker or interface instead of failing.",
 )
-@click.option(
+@opt.choice_option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json"]),
+    choices=["text", "json"],
     default="text",
-    show_default=True,
     help="Readable report of the four questions, or JSON.",
 )
 @click.option(

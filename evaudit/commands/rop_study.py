@@ -138,10 +138,9 @@ def association_cmd(
 
 @click.command("deletion")
 @click.argument("calls", type=click.Path(dir_okay=False))
-@click.option(
+@opt.shown_option(
     "--arms",
     default="intact,trace_drop,sham_drop",
-    show_default=True,
     help="Arms in the order intact, trace-drop, sham-drop (or any list).",
 )
 @click.option(

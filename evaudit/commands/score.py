@@ -82,15 +82,15 @@ def nclue_cmd(
 @so.pair_opt
 @so.draws_opt
 @so.bootstrap_opt
-@click.option(
-    "--block", "blocks", multiple=True, metavar="NAME=BASE:VARIANT1,VARIANT2,...",
+@opt.many_option(
+    "--block", "blocks", metavar="NAME=BASE:VARIANT1,VARIANT2,...",
     help="An endpoint block (repeatable): every tried variant of BASE; its p is the family "
     "max-|T| sign-flip p over all endpoints, then Holm across blocks (Sel.+Holm p).",
 )  # fmt: skip
 @so.by_opt
 @so.pages_opt
-@click.option(
-    "--form", "forms", multiple=True, metavar="RUN=FORM",
+@opt.many_option(
+    "--form", "forms", metavar="RUN=FORM",
     help="Label a run with its query form (repeatable); a pair of systems is then compared "
     "within each form (the form matrix, docs/runs.md).",
 )  # fmt: skip
@@ -135,8 +135,8 @@ def compare_cmd(
     help="Keep queries the revision removed (no qrels left) in the after scores, as misses.",
 )  # fmt: skip
 @so.bootstrap_opt
-@click.option(
-    "--trec-measures", "--measure", "trec_measures", multiple=True, metavar="M1,M2,...",
+@opt.many_option(
+    "--trec-measures", "--measure", "trec_measures", metavar="M1,M2,...",
     help="trec_eval measures (as in `score trec`). On a classic benchmark (no n-Clue "
     "--queries, or a BEIR/TREC --project) the full analysis runs on them (the first orders "
     "the systems; default ndcg_cut_10); on an n-Clue one they are reported beside it.",

@@ -104,11 +104,7 @@ def controls_cmd(
 @so.score.command("mask-condition")
 @so.common_options(k=True)
 @so.path_opt("--qrels", help="Qrels of the full query; default: the project's.")
-@click.option(
-    "--mask", "masks", multiple=True, required=True, metavar="NAME:POS=FILE",
-    help="The run of system NAME (a --run name) with condition POS (1-based) masked "
-    "(repeatable).",
-)  # fmt: skip
+@so.condition_run_opt("--mask", "masks", "masked")
 @so.change_bootstrap_opt
 @_page_opt
 def mask_condition_cmd(

@@ -48,6 +48,15 @@ def path_opt(*decls: str, help: str, metavar: str | None = None) -> opt.Decorato
 qrels_opt = path_opt("--qrels", help="Qrels (TREC or JSONL); default: the project's.")
 
 
+def condition_run_opt(name: str, dest: str, done: str) -> opt.Decorator:
+    """--mask / --drop NAME:POS=FILE: a system's run with one condition masked or dropped."""
+    return opt.many_option(
+        name, dest, required=True, metavar="NAME:POS=FILE",
+        help=f"The run of system NAME (a --run name) with condition POS (1-based) {done} "
+        "(repeatable).",
+    )  # fmt: skip
+
+
 def plot_opt(help: str) -> opt.Decorator:
     """--plot FILE.png|FILE.svg: the figure a command can draw."""
     return path_opt("--plot", metavar="FILE.png|FILE.svg", help=help)
@@ -68,8 +77,8 @@ def common_options(k: bool = True, seed: bool = True) -> Any:
     options = opt.combine(
         queries_opt,
         project_opt("Project folder: queries and qrels come from its campaign store."),
-        click.option(
-            "--run", "runs", multiple=True, required=True, metavar="[NAME=]FILE",
+        opt.many_option(
+            "--run", "runs", required=True, metavar="[NAME=]FILE",
             help="TREC run file (repeatable); named by its tag unless NAME= is given.",
         ),
         *([opt.count_option("--k", default=10, help="Rank cutoff.")] if k else []),
@@ -104,16 +113,16 @@ bootstrap_opt = opt.count_option(
 change_bootstrap_opt = opt.count_option(
     "--bootstrap", default=1000, min=0, help="Exact-family bootstrap replicates of each change."
 )
-pair_opt = click.option(
-    "--pair", "pairs", multiple=True, metavar="BASE:VARIANT",
+pair_opt = opt.many_option(
+    "--pair", "pairs", metavar="BASE:VARIANT",
     help="A declared contrast between two run names (repeatable).",
 )  # fmt: skip
 draws_opt = opt.count_option(
     "--draws", default=10_000, help="Sign-flip randomization draws per test."
 )
 
-by_opt = click.option(
-    "--by", "by", multiple=True, metavar="n|release|source|lmin:C1,C2|dplus:C1,C2",
+by_opt = opt.many_option(
+    "--by", "by", metavar="n|release|source|lmin:C1,C2|dplus:C1,C2",
     help="Slice by a task factor (repeatable; cut points for lmin and dplus): n-Clue / Gold Hit "
     "per cell, and paired effects per cell in compare.",
 )  # fmt: skip

@@ -66,8 +66,10 @@ def _budgets(text: str) -> list[int]:
 @so.score.command("bound")
 @so.common_options(k=False, seed=False)
 @so.qrels_opt
-@click.option("--pair", "pairs", multiple=True, metavar="BASE:VARIANT", required=True,
-              help="A contrast to bound (repeatable).")  # fmt: skip
+@opt.many_option(
+    "--pair", "pairs", metavar="BASE:VARIANT", required=True,
+    help="A contrast to bound (repeatable).",
+)  # fmt: skip
 @click.option("--k", "budgets", default="1,2,3", show_default=True, metavar="K1,K2,...",
               help="Promotion budgets: at most k judged subsets per query become gold.")  # fmt: skip
 @opt.count_option(
@@ -96,11 +98,7 @@ def bound_cmd(
 @so.common_options(k=True)
 @so.path_opt("--qrels", help="Qrels of the full runs; default: the project's.")
 @so.path_opt("--evidence", help="Construction evidence; default: the project's.")
-@click.option(
-    "--drop", "drops", multiple=True, required=True, metavar="NAME:POS=FILE",
-    help="The run of system NAME (a --run name) with condition POS (1-based) dropped "
-    "(repeatable).",
-)  # fmt: skip
+@so.condition_run_opt("--drop", "drops", "dropped")
 @so.change_bootstrap_opt
 def drop_condition_cmd(
     src: ScoreSource, k: int, seed: int, as_json: bool, qrels: Path | None,
