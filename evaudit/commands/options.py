@@ -12,7 +12,7 @@ option is (its name, type and parameter) is written once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import click
@@ -145,7 +145,7 @@ def share_option(name: str, help: str) -> Decorator:
     return click.option(name, type=click.FloatRange(0, 1), default=None, help=help)
 
 
-def choice_option(*decls: str, choices: list[str], default: str, help: str) -> Decorator:
+def choice_option(*decls: str, choices: Sequence[str], default: str, help: str) -> Decorator:
     """One of a fixed list of words, the default shown."""
     return click.option(
         *decls, type=click.Choice(choices), default=default, show_default=True, help=help
