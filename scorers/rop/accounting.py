@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scorers.rop.fields import text_field
+from scorers.rop.fields import some_rows, text_field
 from scorers.rop.resolver import Resolver
 from vocabulary.errors import InputError
 
@@ -80,9 +80,7 @@ def parse_account_records(
                 )
             rankings[stack] = [resolver.resolve(i) for i in ids]
         out.append(AccountRecord(rid, model, column, selected, trace, rankings))
-    if not out:
-        raise InputError("no records", file=source, hint="one JSON object per line")
-    return out
+    return some_rows(out, "records", source)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorers.rop.answers import row_scores
-from scorers.rop.fields import text_field
+from scorers.rop.fields import some_rows, text_field
 from scorers.rop.resampling import Interval, cluster_bootstrap_difference
 from vocabulary.errors import InputError
 
@@ -82,9 +82,7 @@ def parse_reader_rows(
                 line, qid, model, arm, scores[0], contains, aligned, passages, cluster, scores[1]
             )
         )
-    if not out:
-        raise InputError("no reader rows", file=source, hint="one JSON object per line")
-    return out
+    return some_rows(out, "reader rows", source)
 
 
 @dataclass(frozen=True)

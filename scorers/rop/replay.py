@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorers.rop.fields import text_field
+from scorers.rop.fields import some_rows, text_field
 from vocabulary.errors import InputError
 
 
@@ -98,9 +98,7 @@ def parse_run_records(
             hashes[stack] = returned_list_sha256(ids)
         out[rid] = RunRecord(rid, qid, model, hashes, _bound_fields(obj, source, line))
         lines[rid] = line
-    if not out:
-        raise InputError("no run records", file=source, hint="one JSON object per line")
-    return out
+    return some_rows(out, "run records", source)
 
 
 @dataclass(frozen=True)

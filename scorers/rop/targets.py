@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from scorers.rop.fields import text_field
+from scorers.rop.fields import some_rows, text_field
 from scorers.rop.resolver import Resolver
 from vocabulary.errors import InputError
 
@@ -101,9 +101,7 @@ def parse_target_records(
                 group=group,
             )
         )
-    if not out:
-        raise InputError("no records", file=source, hint="one JSON object per line")
-    return out
+    return some_rows(out, "records", source)
 
 
 def _labels(records: Sequence[TargetRecord], stack: str, k: int) -> tuple[np.ndarray, np.ndarray]:
