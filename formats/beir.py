@@ -75,6 +75,15 @@ def _text(obj: dict[str, Any], key: str, path: Path, lineno: int, required: bool
     return value
 
 
+def _claim_id(seen: dict[str, int], key: str, path: Path, lineno: int) -> None:
+    """Record the line of an entry's _id; one seen before is an error naming its first line."""
+    if key in seen:
+        raise InputError(
+            f"duplicate _id {key!r} (first on line {seen[key]})", file=path, line=lineno
+        )
+    seen[key] = lineno
+
+
 def page_text(title: str, text: str) -> str:
     """A BEIR entry's text as BEIR's models see it (beir.retrieval.models.util)."""
     return (title + " " + text).strip()
@@ -86,11 +95,7 @@ def corpus_pages(folder: Path) -> Iterator[tuple[str, str, str]]:
     seen: dict[str, int] = {}
     for lineno, obj in _objects(path):
         doc_id = _id(obj, path, lineno)
-        if doc_id in seen:
-            raise InputError(
-                f"duplicate _id {doc_id!r} (first on line {seen[doc_id]})", file=path, line=lineno
-            )
-        seen[doc_id] = lineno
+        _claim_id(seen, doc_id, path, lineno)
         text = page_text(
             _text(obj, "title", path, lineno, False), _text(obj, "text", path, lineno, True)
         )
@@ -106,14 +111,11 @@ def read_queries(folder: Path) -> tuple[dict[str, str], Path]:
     lines: dict[str, int] = {}
     for lineno, obj in _objects(path):
         qid = _id(obj, path, lineno)
-        if qid in out:
-            raise InputError(
-                f"duplicate _id {qid!r} (first on line {lines[qid]})", file=path, line=lineno
-            )
+        _claim_id(lines, qid, path, lineno)
         text = _text(obj, "text", path, lineno, True)
         if not text.strip():
             raise InputError(f"query {qid!r} has an empty text", file=path, line=lineno)
-        out[qid], lines[qid] = text, lineno
+        out[qid] = text
     return out, path
 
 

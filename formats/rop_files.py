@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from typing import Any
 from scorers.rop.declaration import Validation, parse_declaration_json, referenced_paths, validate
 from scorers.rop.envelope import EnvelopeReport, envelope_report
 from scorers.rop.evaluate import RopResult, evaluate
-from scorers.rop.resolver import parse_resolver
+from scorers.rop.resolver import Resolver, parse_resolver
 from scorers.rop.targets import compare_targets, parse_target_records
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.jsonlines import json_lines
@@ -112,11 +112,22 @@ def validate_declaration_file(path: str | Path) -> Validation:
     return validate(b.data, b.files, b.name, parsed=b.parsed)
 
 
+def read_resolver(path: str | Path) -> Resolver:
+    """A resolver file, every problem of it reported at once."""
+    rpath = Path(path)
+    if not rpath.is_file():
+        raise InputError("resolver file not found", file=rpath, hint="check --resolver")
+    resolver, problems = parse_resolver(rpath.read_bytes(), str(rpath))
+    if resolver is None:
+        raise InputErrors([InputError(p) for p in problems])
+    return resolver
+
+
 def compare_targets_file(
-    records_path: str | Path,
-    cutoffs: list[int],
+    records: str | Path,
+    cutoffs: Sequence[int],
     *,
-    resolver_path: str | Path | None = None,
+    resolver: str | Path | None = None,
     subset: str = "all",
     pair: tuple[str, str] | None = None,
     resamples: int = 0,
@@ -125,32 +136,25 @@ def compare_targets_file(
     group_field: str | None = None,
 ) -> dict[str, Any]:
     """`rop targets`: read the records (and resolver), then compare targets."""
-    resolver = None
-    if resolver_path is not None:
-        rpath = Path(resolver_path)
-        if not rpath.is_file():
-            raise InputError("resolver file not found", file=rpath, hint="check --resolver")
-        resolver, problems = parse_resolver(rpath.read_bytes(), str(rpath))
-        if resolver is None:
-            raise InputErrors([InputError(p) for p in problems])
-    rows = list(json_lines(Path(records_path)))
-    records = parse_target_records(
+    res = read_resolver(resolver) if resolver is not None else None
+    rows = list(json_lines(Path(records)))
+    parsed = parse_target_records(
         rows,
-        str(records_path),
-        resolver,
+        str(records),
+        res,
         cluster_field=cluster_field if resamples else None,
         group_field=group_field,
     )
     report = compare_targets(
-        records,
-        cutoffs,
+        parsed,
+        list(cutoffs),
         subset=subset,
         pair=pair,
         resamples=resamples,
         seed=seed,
         by_group=group_field is not None,
     )
-    report["resolver"] = str(resolver_path) if resolver_path is not None else None
+    report["resolver"] = str(resolver) if resolver is not None else None
     return report
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from formats.rop_files import read_resolver
 from scorers.rop.accounting import AccountingReport, account, parse_account_records
 from scorers.rop.declaration import parse_declaration_json
 from scorers.rop.deletion import DeletionReport, deletion_contrasts, parse_calls
@@ -19,7 +20,6 @@ from scorers.rop.envelope import EnvelopeReport, envelope_report
 from scorers.rop.miss_ranks import MissReport, miss_ranks, parse_or_matches
 from scorers.rop.reader_association import AssociationReport, associate, parse_reader_rows
 from scorers.rop.replay import ReplayReport, check_replay, parse_run_records
-from scorers.rop.resolver import Resolver, parse_resolver
 from scorers.rop.targets import parse_target_records
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.jsonlines import json_lines
@@ -29,16 +29,6 @@ def jsonl_rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line; the first bad line raises."""
     # The same JSONL reading (and error wording) as the evaluator's file edge.
     return list(json_lines(Path(path)))
-
-
-def read_resolver(path: str | Path) -> Resolver:
-    rpath = Path(path)
-    if not rpath.is_file():
-        raise InputError("resolver file not found", file=rpath, hint="check --resolver")
-    resolver, problems = parse_resolver(rpath.read_bytes(), str(rpath))
-    if resolver is None:
-        raise InputErrors([InputError(p) for p in problems])
-    return resolver
 
 
 def accounting_file(

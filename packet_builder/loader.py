@@ -74,22 +74,16 @@ def _first_bad(mask: pd.Series) -> int | None:
 
 
 def _check_ids(df: pd.DataFrame, path: Path, qinfo: dict[str, Any], docs: dict[str, int]) -> None:
-    i = _first_bad(~df["query_id"].isin(list(qinfo)))
-    if i is not None:
-        raise InputError(
-            f"unknown query id {df['query_id'].iloc[i]!r}",
-            file=path,
-            line=row_line(path, i),
-            hint="it is not in the queries file",
-        )
-    i = _first_bad(~df["doc_id"].isin(list(docs)))
-    if i is not None:
-        raise InputError(
-            f"unknown document id {df['doc_id'].iloc[i]!r}",
-            file=path,
-            line=row_line(path, i),
-            hint="ingest the document first, or fix the id",
-        )
+    checks = [
+        ("query_id", qinfo, "unknown query id", "it is not in the queries file"),
+        ("doc_id", docs, "unknown document id", "ingest the document first, or fix the id"),
+    ]
+    for column, known, what, hint in checks:
+        i = _first_bad(~df[column].isin(list(known)))
+        if i is not None:
+            raise InputError(
+                f"{what} {df[column].iloc[i]!r}", file=path, line=row_line(path, i), hint=hint
+            )
 
 
 def _check_graded_docs(classic: ClassicBenchmark, docs: dict[str, int]) -> None:

@@ -60,6 +60,11 @@ def cap(
         raise ValueError(f"min_pages {min_pages} > max_pages {max_pages}")
     valid = set(doc_pages)
     pool = [p for p in fused if p.page in valid][:max_pages]
+    return _top_up(pool, valid, min_pages)
+
+
+def _top_up(pool: list[PoolPage], valid: set[int], min_pages: int) -> list[PoolPage]:
+    """The pool topped up to `min_pages` from the document's other pages, in page order."""
     if len(pool) < min_pages:
         taken = {p.page for p in pool}
         for page in sorted(valid - taken):
@@ -132,13 +137,7 @@ def fuse_and_cap(
             if page in positions:
                 positions[page][route] = rank
     pool = [PoolPage(page, positions[page], score[page], i) for i, page in kept]
-    if len(pool) < min_pages:
-        taken = {p.page for p in pool}
-        for page in sorted(valid - taken):
-            if len(pool) >= min_pages:
-                break
-            pool.append(PoolPage(page, fused_rank=len(pool) + 1, fill=True))
-    return pool
+    return _top_up(pool, valid, min_pages)
 
 
 def _route_order(name: str) -> tuple[int, str]:

@@ -52,6 +52,15 @@ def m_Rprec(c: Ctx, m: Measure) -> np.ndarray:
     return ratio(c.rel_in_top(c.R), c.R.astype(np.float64), k > 0)
 
 
+def _per_relevant(c: Ctx, s: np.ndarray) -> np.ndarray:
+    """Each query's sum over its relevant documents, divided by their number (R); a query
+    with none keeps its sum (trec_eval's bpref and infAP)."""
+    out = s.copy()
+    ok = c.R > 0
+    out[ok] = s[ok] / c.R[ok]
+    return out
+
+
 def _bpref(c: Ctx) -> np.ndarray:
     rel = c.rk.rel
     jn = (rel >= 0) & (rel < c.opts.level)
@@ -61,11 +70,7 @@ def _bpref(c: Ctx) -> np.ndarray:
     NN = c.qrels.num_nonrel(c.opts.level)[c.rk.eq][c.rk.q].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = np.where(nr > 0, 1.0 - np.minimum(nr, R) / np.minimum(NN, R), 1.0)
-    s = c.total(term, rrow)
-    out = s.copy()
-    ok = c.R > 0
-    out[ok] = s[ok] / c.R[ok]
-    return out
+    return _per_relevant(c, c.total(term, rrow))
 
 
 def m_bpref(c: Ctx, m: Measure) -> np.ndarray:
@@ -209,11 +214,7 @@ def m_infAP(c: Ctx, m: Measure) -> np.ndarray:
         x = (rs - 1 + nr + pu) / fj
         y = (rs - 1 + INFAP_EPSILON) / ((rs - 1 + nr) + 2 * INFAP_EPSILON)
         term = np.where(c.rk.pos == 0, 1.0, a + b * x * y)
-    s = c.total(term, rrow)
-    out = s.copy()
-    ok = c.R > 0
-    out[ok] = s[ok] / c.R[ok]
-    return out
+    return _per_relevant(c, c.total(term, rrow))
 
 
 def m_utility(c: Ctx, m: Measure) -> np.ndarray:

@@ -9,7 +9,7 @@ Runs come from files or, when none is given, from the project's stored runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -151,23 +151,28 @@ def query_filter(queries: Path | None) -> set[str] | None:
     return read_query_ids(queries)
 
 
+def _qrels(
+    path: Path | None, project: Path | None, of_project: Callable[[Path], QrelRows],
+    project_note: str, missing: str, option: str,
+) -> tuple[QrelRows, str]:  # fmt: skip
+    """(qrels, their source): the file when given, else the project's (`of_project`)."""
+    if path is not None:
+        return qrels_file(path), str(path)
+    if project is not None:
+        return of_project(project), f"{project} ({project_note})"
+    raise InputError(missing, hint=f"pass {option} FILE (or --project DIR)")
+
+
 def inputs(
     *, project: Path | None, qrels_before: Path | None, qrels_after: Path | None,
     runs: Sequence[RunSpec],
 ) -> tuple[QrelRows, QrelRows, dict[str, RunRows], dict[str, Any]]:  # fmt: skip
     """(before, after, runs, sources) for the classic impact analysis."""
-    if qrels_before is not None:
-        before, src_b = qrels_file(qrels_before), str(qrels_before)
-    elif project is not None:
-        before, src_b = project_before(project), f"{project} (original grades)"
-    else:
-        raise InputError("no qrels before", hint="pass --qrels-before FILE (or --project DIR)")
-    if qrels_after is not None:
-        after, src_a = qrels_file(qrels_after), str(qrels_after)
-    elif project is not None:
-        after, src_a = project_after(project), f"{project} (revision, as finalize computes it)"
-    else:
-        raise InputError("no revised qrels", hint="pass --qrels-after FILE (or --project DIR)")
+    before, src_b = _qrels(qrels_before, project, project_before, "original grades",
+                           "no qrels before", "--qrels-before")  # fmt: skip
+    after, src_a = _qrels(qrels_after, project, project_after,
+                          "revision, as finalize computes it", "no revised qrels",
+                          "--qrels-after")  # fmt: skip
     if runs:
         scored = run_files(runs)
     elif project is not None:

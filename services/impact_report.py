@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from services.score_reports import BodyReport
 from vocabulary.tables import table
 
 INFLUENCE_COLUMNS = ("query", "document", "old grade", "new grade", "max |change|",
@@ -25,16 +26,8 @@ def _grade(g: int | None) -> str:
 
 
 @dataclass(frozen=True)
-class ClassicImpactReport:
-    body: dict[str, Any]
+class ClassicImpactReport(BodyReport):
     top: int = 20
-
-    @property
-    def ties(self) -> str:
-        return str(self.body["ties"])
-
-    def to_json(self) -> dict[str, Any]:
-        return self.body
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per measure and run, by rank after: values, change, interval, Judged@k."""

@@ -8,7 +8,7 @@ prints and `table()` the CLI's whole text (ending in a newline, printed as it is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,27 +28,48 @@ COVERAGE = "coverage"
 _SECTION_KEYS = {DIAGNOSTICS: "generation_diagnostics", COVERAGE: "coverage"}
 
 
+def _get(key: str) -> Callable[[dict[str, Any]], Any]:
+    return lambda r: r[key]
+
+
+# (header, cell of a row) of each section's table, in order.
+_DIAGNOSTICS_COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
+    ("environment", _get("environment")),
+    ("ranker", lambda r: r["ranker"] or "both"),
+    ("rows", _get("rows")),
+    ("invalidity", _get("invalidity")),
+    ("disagreement", _get("disagreement")),
+]
+_COVERAGE_COLUMNS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
+    ("dataset", _get("dataset")),
+    ("claims", _get("claims")),
+    ("coverage", _get("coverage")),
+    ("coverage +", _get("coverage_plus")),
+    ("coverage -", _get("coverage_minus")),
+    ("meets", lambda r: "n/a" if r["meets_requirement"] is None else str(r["meets_requirement"])),
+]
+
+
+def _section(
+    title: str,
+    records: list[dict[str, Any]],
+    columns: list[tuple[str, Callable[[dict[str, Any]], Any]]],
+) -> list[str]:
+    """A section of the input checks: its title, then one table row per record."""
+    cells = [[cell(r) for _, cell in columns] for r in records]
+    return [title, table(cells, [header for header, _ in columns])]
+
+
 def checks_text(checks: InputChecks, sections: Sequence[str] = (DIAGNOSTICS, COVERAGE)) -> str:
     """The generation diagnostics and coverage pre-check as text tables."""
     out = []
     data = checks.to_json()
     diag = data["generation_diagnostics"]
     if diag is not None and DIAGNOSTICS in sections:
-        out.append("Generation diagnostics (greedy generation is diagnostic only)")
-        out.append(
-            table(
-                [
-                    [
-                        r["environment"],
-                        r["ranker"] or "both",
-                        r["rows"],
-                        r["invalidity"],
-                        r["disagreement"],
-                    ]
-                    for r in diag["by_environment"] + diag["by_ranker"]
-                ],
-                ["environment", "ranker", "rows", "invalidity", "disagreement"],
-            )
+        out += _section(
+            "Generation diagnostics (greedy generation is diagnostic only)",
+            diag["by_environment"] + diag["by_ranker"],
+            _DIAGNOSTICS_COLUMNS,
         )
         out.append(
             f"invalidity {diag['invalidity_range'][0]:.2%} to {diag['invalidity_range'][1]:.2%}, "
@@ -57,22 +78,10 @@ def checks_text(checks: InputChecks, sections: Sequence[str] = (DIAGNOSTICS, COV
         )
     cov = data["coverage"]
     if cov is not None and COVERAGE in sections:
-        out.append("Evidence-coverage pre-check (complete gold evidence within the pool)")
-        out.append(
-            table(
-                [
-                    [
-                        r["dataset"],
-                        r["claims"],
-                        r["coverage"],
-                        r["coverage_plus"],
-                        r["coverage_minus"],
-                        "n/a" if r["meets_requirement"] is None else str(r["meets_requirement"]),
-                    ]
-                    for r in cov["datasets"]
-                ],
-                ["dataset", "claims", "coverage", "coverage +", "coverage -", "meets"],
-            )
+        out += _section(
+            "Evidence-coverage pre-check (complete gold evidence within the pool)",
+            cov["datasets"],
+            _COVERAGE_COLUMNS,
         )
     return "\n".join(out) + ("\n" if out else "")
 

@@ -8,11 +8,12 @@ The study commands (accounting, misses, ...) are in `services.rop_study`.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from formats.rop_files import (
     compare_targets_file,
@@ -26,6 +27,22 @@ from scorers.rop.envelope import EnvelopeReport, envelope_report
 from scorers.rop.evaluate import RopResult
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_S = TypeVar("_S")
+
+
+def file_service(read: Callable[_P, _R], report: Callable[[_R], _S]) -> Callable[_P, _S]:
+    """A service that takes what its file reader takes and wraps what it returns in its
+    report: the parameters are written once, in the reader (`formats.rop_files`,
+    `formats.rop_study_files`)."""
+
+    @functools.wraps(read)
+    def service(*args: _P.args, **kwargs: _P.kwargs) -> _S:
+        return report(read(*args, **kwargs))
+
+    return service
 
 
 def list_line(label: str, items: list[str], limit: int = 10) -> str:
@@ -205,31 +222,7 @@ class TargetsReport:
         return "\n".join([head, grid, *self.pair_lines()])
 
 
-def targets(
-    records: str | Path,
-    cutoffs: Sequence[int],
-    *,
-    resolver: str | Path | None = None,
-    subset: str = "all",
-    pair: tuple[str, str] | None = None,
-    resamples: int = 0,
-    cluster_field: str = "question_id",
-    seed: int = 0,
-    group_field: str | None = None,
-) -> TargetsReport:
-    return TargetsReport(
-        compare_targets_file(
-            records,
-            list(cutoffs),
-            resolver_path=resolver,
-            subset=subset,
-            pair=pair,
-            resamples=resamples,
-            cluster_field=cluster_field,
-            seed=seed,
-            group_field=group_field,
-        )
-    )
+targets = file_service(compare_targets_file, TargetsReport)
 
 
 # The id lists of a from-qrels summary, in the order the text prints them.

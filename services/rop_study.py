@@ -8,7 +8,6 @@ CLI's text, so the column labels, percentages and n/a fallbacks are written here
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from scorers.rop.envelope import EnvelopeReport
 from scorers.rop.miss_ranks import MissReport
 from scorers.rop.reader_association import AssociationReport
 from scorers.rop.replay import ReplayReport
+from services.rop import file_service
 from vocabulary.tables import table
 
 
@@ -93,17 +93,7 @@ class AccountingStudyReport:
         return "\n".join(parts)
 
 
-def accounting(
-    records: str | Path,
-    resolver: str | Path,
-    cutoffs: Sequence[int],
-    *,
-    planned: str | Path | None = None,
-    model_field: str = "model",
-) -> AccountingStudyReport:
-    return AccountingStudyReport(
-        accounting_file(records, resolver, cutoffs, planned=planned, model_field=model_field)
-    )
+accounting = file_service(accounting_file, AccountingStudyReport)
 
 
 @dataclass(frozen=True)
@@ -155,21 +145,7 @@ class MissesStudyReport:
         return "\n".join([head, objects, partition])
 
 
-def misses(
-    records: str | Path,
-    stack: str,
-    cutoff: int,
-    depth: int,
-    *,
-    resolver: str | Path | None = None,
-    subset: str = "all",
-    group_field: str | None = None,
-) -> MissesStudyReport:
-    return MissesStudyReport(
-        misses_file(
-            records, stack, cutoff, depth, resolver=resolver, subset=subset, group_field=group_field
-        )
-    )
+misses = file_service(misses_file, MissesStudyReport)
 
 
 @dataclass(frozen=True)
@@ -208,25 +184,7 @@ class AssociationStudyReport:
         )  # fmt: skip
 
 
-def association(
-    reader: str | Path,
-    pairs: Sequence[tuple[str, str]],
-    *,
-    passages: int | None = None,
-    resamples: int = 0,
-    seed: int = 0,
-    cluster_field: str = "question_id",
-) -> AssociationStudyReport:
-    return AssociationStudyReport(
-        association_file(
-            reader,
-            pairs,
-            passages=passages,
-            resamples=resamples,
-            seed=seed,
-            cluster_field=cluster_field,
-        )
-    )
+association = file_service(association_file, AssociationStudyReport)
 
 
 @dataclass(frozen=True)
@@ -311,17 +269,7 @@ class DeletionStudyReport:
         return "\n".join([contrasts, summaries, table(self.accounting_rows(), arms)])
 
 
-def deletion(
-    calls: str | Path,
-    arms: Sequence[str],
-    contrasts: Sequence[tuple[str, str]] | None = None,
-    *,
-    resamples: int = 0,
-    seed: int = 0,
-) -> DeletionStudyReport:
-    return DeletionStudyReport(
-        deletion_file(calls, arms, contrasts, resamples=resamples, seed=seed)
-    )
+deletion = file_service(deletion_file, DeletionStudyReport)
 
 
 @dataclass(frozen=True)
@@ -379,5 +327,4 @@ class EnvelopeStudyReport:
         )
 
 
-def envelope(declaration: str | Path) -> EnvelopeStudyReport:
-    return EnvelopeStudyReport(envelope_file(declaration))
+envelope = file_service(envelope_file, EnvelopeStudyReport)

@@ -24,7 +24,8 @@ from services.score_inputs import (
     score_run_files,
     write_per_query,
 )
-from services.score_pages import PageRuns, support_report, support_text
+from services.score_pages import support_report, support_text
+from services.score_reports import BodyReport, bind_source, page_runs_for
 from services.score_specs import parse_blocks, parse_pairs, slices_for
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
@@ -57,21 +58,13 @@ def tie_line(ties: str) -> str:
 
 
 @dataclass(frozen=True)
-class NclueReport:
+class NclueReport(BodyReport):
     """Every run's n-Clue Score, Gold Hit, Gold-NDCG and NDCG with their family-bootstrap CIs;
     Gold+Support of page-level runs, the category ranking and slices when asked for."""
 
-    body: dict[str, Any]
     support: SupportReport | None = None
     categories: CategoryReport | None = None
     slices: SliceReport | None = None
-
-    @property
-    def ties(self) -> str:
-        return str(self.body["ties"])
-
-    def to_json(self) -> dict[str, Any]:
-        return self.body
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per run, best n-Clue Score first (fractions, as in the JSON)."""
@@ -107,7 +100,6 @@ def score_nclue(
     """`score nclue`: writes `per_query` (TSV) when given; `page_aggregate` (max, top3,
     topk:K) scores page-level runs' documents (services/score_pages.py); `plot` writes
     Figure 2(a) of the n-Clue supplement (services/figures.py: PNG or SVG by suffix)."""
-    from scorers.page_aggregate import parse_page_aggregate
     from scorers.runs import nclue_report
 
     if plot is not None:
@@ -115,14 +107,8 @@ def score_nclue(
 
         check_plot_path(plot)
 
-    qids, n = load_queries(src.queries, src.project)
-    frame, source = load_qrels(qrels, src.project, "--qrels")
-    bound = bind(qids, n, frame, source, k)
-    try:
-        top = parse_page_aggregate(page_aggregate)
-    except ValueError as exc:
-        raise InputError(str(exc), hint="e.g. --page-aggregate top3") from exc
-    page_runs = PageRuns(set(frame["doc_id"]), top)
+    qids, n, frame, bound = bind_source(src, qrels, k)
+    page_runs = page_runs_for(frame, page_aggregate)
     (scored,) = score_run_files(src.runs, [bound], src.ties, progress, page_runs)
     rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
     tagged = list(zip(scored, [path for _, path in src.runs], strict=True))
@@ -131,7 +117,7 @@ def score_nclue(
                              pages=support_pages)  # fmt: skip
     if support is not None:
         rep["gold_support"] = support.to_json()
-        rep["page_aggregate"], rep["page_top"] = page_aggregate, top
+        rep["page_aggregate"], rep["page_top"] = page_aggregate, page_runs.top
     cats = None
     if category is not None:
         from scorers.runs.categories import category_report
@@ -157,23 +143,15 @@ def score_nclue(
 
 
 @dataclass(frozen=True)
-class CompareReport:
+class CompareReport(BodyReport):
     """Declared contrasts: paired differences, sign-flip p, family CIs, common support; the
     form matrix (--form), selection-adjusted blocks (--block) and slices (--by) when asked."""
 
-    body: dict[str, Any]
     has_pairs: bool
     forms: FormMatrix | None = None
     scored: dict[str, PerQuery] = field(default_factory=dict)
     selection: SelectionReport | None = None
     slices: SliceReport | None = None
-
-    @property
-    def ties(self) -> str:
-        return str(self.body["ties"])
-
-    def to_json(self) -> dict[str, Any]:
-        return self.body
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per declared pair: the differences, raw p and pairs-Holm p (n-Clue)."""
@@ -213,9 +191,7 @@ def score_compare(
         from services.figures import check_plot_path
 
         check_plot_path(plot)
-    qids, n = load_queries(src.queries, src.project)
-    frame, source = load_qrels(qrels, src.project, "--qrels")
-    bound = bind(qids, n, frame, source, k)
+    bound = bind_source(src, qrels, k).qrels
     (scored,) = score_run_files(src.runs, [bound], src.ties, progress)
     fm = None
     if forms:
@@ -255,20 +231,12 @@ def score_compare(
 
 
 @dataclass(frozen=True)
-class ImpactReport:
+class ImpactReport(BodyReport):
     """Every run before and after a qrels revision, ordering agreement, pair tests, the
     extras (per source, rank movement) and the trec_eval measures when asked for."""
 
-    body: dict[str, Any]
     extras: ImpactExtras
     trec: TrecImpact | None = None
-
-    @property
-    def ties(self) -> str:
-        return str(self.body["ties"])
-
-    def to_json(self) -> dict[str, Any]:
-        return self.body
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per run, by rank after: ranks and every metric before and after."""

@@ -25,22 +25,10 @@ from services.score_inputs import (
     page_counts,
     score_run_files,
 )
+from services.score_reports import ScorerReport, bind_source, page_runs_for
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
 from vocabulary.runspec import parse_run_spec
-
-
-def _page_runs(frame: Any, page_aggregate: str) -> Any:
-    """Page-level runs (doc_id#page) scored as document runs, as `score nclue` does."""
-    from scorers.page_aggregate import parse_page_aggregate
-    from services.score_pages import PageRuns
-
-    try:
-        top = parse_page_aggregate(page_aggregate)
-    except ValueError as exc:
-        raise InputError(str(exc), hint="e.g. --page-aggregate top3") from exc
-    return PageRuns(set(frame["doc_id"]), top)
-
 
 if TYPE_CHECKING:
     from scorers.runs.bind import Ties
@@ -49,28 +37,11 @@ if TYPE_CHECKING:
     from scorers.runs.metric_ranking import MetricRankingReport
 
 
-# ---- the reports: each wraps its scorer's report (to_json and to_text are the scorer's) ----
-
-
-@dataclass(frozen=True)
-class _ScorerReport:
-    report: Any
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.report.to_json())
-
-    def rows(self) -> list[dict[str, Any]]:
-        return list(self.report.rows())
-
-    def table(self) -> str:
-        return str(self.report.to_text())
-
-
 # ---- score metric-ranking -----------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class ScoreMetricRankingReport(_ScorerReport):
+class ScoreMetricRankingReport(ScorerReport):
     """System orderings under graded NDCG and each gold-only measure."""
 
     report: MetricRankingReport
@@ -85,11 +56,9 @@ def score_metric_ranking(
 
     if len(src.runs) < 2:
         raise InputError("metric ranking needs at least two runs", hint="pass --run more times")
-    qids, n = load_queries(src.queries, src.project)
-    frame, source = load_qrels(qrels, src.project, "--qrels")
-    bound = bind(qids, n, frame, source, k)
-    pages = _page_runs(frame, page_aggregate)
-    (scored,) = score_run_files(src.runs, [bound], src.ties, progress, pages)
+    b = bind_source(src, qrels, k)
+    pages = page_runs_for(b.frame, page_aggregate)
+    (scored,) = score_run_files(src.runs, [b.qrels], src.ties, progress, pages)
     means = {
         t: dict(zip(METRICS, (float(x) for x in pq.values().mean(axis=1)), strict=True))
         for t, pq in scored.items()
@@ -101,7 +70,7 @@ def score_metric_ranking(
 
 
 @dataclass(frozen=True)
-class ScoreDifficultyReport(_ScorerReport):
+class ScoreDifficultyReport(ScorerReport):
     """Covariate regression and density-matched AUC per system."""
 
     report: DifficultyReport
@@ -118,10 +87,8 @@ def score_difficulty(
     from scorers.runs import METRICS
     from scorers.runs.difficulty import QueryCovariates, difficulty_report, rarity
 
-    qids, n = load_queries(src.queries, src.project)
-    frame, source = load_qrels(qrels, src.project, "--qrels")
-    bound = bind(qids, n, frame, source, k)
-    page_runs = _page_runs(frame, page_aggregate)
+    qids, n, frame, bound = bind_source(src, qrels, k)
+    page_runs = page_runs_for(frame, page_aggregate)
     conds = conditions(src.queries, src.project)
     ev = evidence_by_pair(evidence, src.project)
     if pages is None and src.project is None:
@@ -264,7 +231,7 @@ def score_controls(
 
 
 @dataclass(frozen=True)
-class ScoreMaskReport(_ScorerReport):
+class ScoreMaskReport(ScorerReport):
     """Masked-position runs scored against the full query's qrels."""
 
     report: MaskReport
@@ -281,10 +248,8 @@ def score_mask_condition(
     from scorers.runs.drop_condition import mask_report
     from services.score_specs import parse_drops
 
-    qids, n = load_queries(src.queries, src.project)
-    frame, source = load_qrels(qrels, src.project, "--qrels")
-    full = bind(qids, n, frame, source, k)
-    page_runs = _page_runs(frame, page_aggregate)
+    _, _, frame, full = bind_source(src, qrels, k)
+    page_runs = page_runs_for(frame, page_aggregate)
     (scored,) = score_run_files(src.runs, [full], src.ties, progress, page_runs)
     try:
         specs = parse_drops(masks, list(scored))

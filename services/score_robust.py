@@ -13,13 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from services.score_inputs import (
     ScoreSource,
-    bind,
     conditions,
     evidence_by_pair,
-    load_qrels,
-    load_queries,
     score_run_files,
 )
+from services.score_reports import ScorerReport, bind_source
 from services.score_specs import parse_drops, parse_pairs
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
@@ -33,20 +31,14 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class ScoreSensitivityReport:
+class ScoreSensitivityReport(ScorerReport):
     """Shared-document sensitivity of VARIANT - BASE (wraps the scorer's report)."""
 
     report: SensitivityReport
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.report.to_json())
-
     def rows(self) -> list[dict[str, Any]]:
         """One row: every figure of the report (fractions, intervals as [lo, hi])."""
         return [self.to_json()]
-
-    def table(self) -> str:
-        return self.report.to_text()
 
 
 def score_sensitivity(
@@ -62,9 +54,7 @@ def score_sensitivity(
             f"score sensitivity takes exactly two runs, got {len(src.runs)}",
             hint="pass --run BASE --run VARIANT",
         )
-    qids, n = load_queries(src.queries, src.project)
-    frame, source = load_qrels(qrels, src.project, "--qrels")
-    bound = bind(qids, n, frame, source, k)
+    bound = bind_source(src, qrels, k).qrels
     (scored,) = score_run_files(src.runs, [bound], src.ties, progress)
     base, variant = list(scored)
     j = METRICS.index(metric)
@@ -77,20 +67,14 @@ def score_sensitivity(
 
 
 @dataclass(frozen=True)
-class ScoreBoundReport:
+class ScoreBoundReport(ScorerReport):
     """Exact min and max of each contrast after promoting judged subsets to gold."""
 
     report: BoundReport
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.report.to_json())
-
     def rows(self) -> list[dict[str, Any]]:
         """One dict per contrast (observed, min and max per budget, fractions)."""
         return [asdict(c) for c in self.report.contrasts]
-
-    def table(self) -> str:
-        return self.report.to_text()
 
 
 def score_bound(
@@ -100,28 +84,20 @@ def score_bound(
     """`score bound`: `budgets` are the promotion budgets (the CLI's --k list)."""
     from scorers.runs.qrel_bound import bound_report
 
-    qids, n = load_queries(src.queries, src.project)
-    frame, source = load_qrels(qrels, src.project, "--qrels")
-    bound = bind(qids, n, frame, source, cutoff)
+    bound = bind_source(src, qrels, cutoff).qrels
     (scored,) = score_run_files(src.runs, [bound], src.ties, progress)
     return ScoreBoundReport(bound_report(bound, scored, parse_pairs(pairs, list(scored)), budgets))
 
 
 @dataclass(frozen=True)
-class ScoreDropReport:
+class ScoreDropReport(ScorerReport):
     """Gold-NDCG@k change of each system after dropping one condition."""
 
     report: DropReport
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.report.to_json())
-
     def rows(self) -> list[dict[str, Any]]:
         """One dict per (system, dropped position)."""
         return [asdict(r) for r in self.report.rows]
-
-    def table(self) -> str:
-        return self.report.to_text()
 
 
 def score_drop_condition(
@@ -132,9 +108,7 @@ def score_drop_condition(
     from scorers.runs.bind import bind_qrels
     from scorers.runs.drop_condition import drop_report, dropped_qrels
 
-    qids, n = load_queries(src.queries, src.project)
-    frame, source = load_qrels(qrels, src.project, "--qrels")
-    full = bind(qids, n, frame, source, k)
+    qids, _, _, full = bind_source(src, qrels, k)
     (scored,) = score_run_files(src.runs, [full], src.ties, progress)
     conds = conditions(src.queries, src.project)
     ev = evidence_by_pair(evidence, src.project)

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
+
+from evaudit.commands import options as opt
 
 
 @click.group("orbit")
@@ -20,188 +23,131 @@ def _split_environments(values: tuple[str, ...]) -> list[str] | None:
     return names or None
 
 
+_table_argument = click.argument("table_file", metavar="FILE", type=click.Path(dir_okay=False))
+
+
+def _positive_option(help: str) -> opt.Decorator:
+    return click.option("--positive", default=None, metavar="LABEL", help=help)
+
+
 @orbit.command("analyze")
-@click.argument("table_file", metavar="FILE", type=click.Path(dir_okay=False))
+@_table_argument
 @click.option("--base", required=True, help="Reference ranker (e.g. BM25); ties go to it.")
 @click.option("--variant", required=True, help="Compared ranker (e.g. BGE).")
-@click.option(
-    "--positive",
-    default=None,
-    metavar="LABEL",
-    help="Label of column y that means the positive state, when y is not +/-.",
-)
-@click.option("--bootstrap", default=10_000, show_default=True, help="Bootstrap replicates.")
-@click.option("--seed", default=0, show_default=True, help="Seed for resamples and splits.")
-@click.option(
+@_positive_option("Label of column y that means the positive state, when y is not +/-.")
+@opt.shown_option("--bootstrap", default=10_000, help="Bootstrap replicates.")
+@opt.shown_option("--seed", default=0, help="Seed for resamples and splits.")
+@opt.shown_option(
     "--threshold",
     default=0.015,
-    show_default=True,
     help="Materiality threshold for the R norms (balanced-accuracy scale).",
 )
-@click.option(
-    "--max-error",
-    default=0.03,
-    show_default=True,
-    help="Bound on the held-out first-order maximum error (H2b).",
+@opt.shown_option(
+    "--max-error", default=0.03, help="Bound on the held-out first-order maximum error (H2b)."
 )
-@click.option(
+@opt.shown_option(
     "--margin",
     default=0.005,
-    show_default=True,
     help="Delta V interval must lie outside [-margin, margin] to be operational.",
 )
-@click.option(
+@opt.shown_option(
     "--min-disagreement",
     default=0.10,
-    show_default=True,
     help="Selector disagreement rate needed for an operational result.",
 )
-@click.option(
+@opt.many_option(
     "--confirmatory",
-    multiple=True,
     metavar="DATASET:READER,...",
     help="Declared confirmatory environments (default: all). Others are descriptive.",
 )
-@click.option("--splits", default=200, show_default=True, help="Validation/test splits.")
-@click.option(
+@opt.shown_option("--splits", default=200, help="Validation/test splits.")
+@opt.shown_option(
     "--validation-fraction",
     default=0.4,
-    show_default=True,
     help="Share of each state's claims in the validation part of a split.",
 )
-@click.option(
-    "--canonical", default="+++", show_default=True, help="Interface of the canonical selector."
-)
-@click.option(
+@opt.shown_option("--canonical", default="+++", help="Interface of the canonical selector.")
+@opt.count_option(
     "--h2b-negligible",
-    type=click.IntRange(min=0),
     default=None,
+    min=0,
     help="Environments with negligible R_high that H2b needs (default: ceil(5E/6) of E).",
 )
-@click.option(
+@opt.count_option(
     "--h2b-signs",
-    type=click.IntRange(min=0),
     default=None,
+    min=0,
     help="Environments with replicated first-order signs H2b needs (default: ceil(4E/6)).",
 )
-@click.option(
+@opt.share_option(
     "--coverage-required",
-    type=click.FloatRange(0, 1),
-    default=None,
-    help="Required evidence coverage share for the pre-check (column evidence_covered).",
+    "Required evidence coverage share for the pre-check (column evidence_covered).",
 )
 @click.option(
     "--drop-incomplete",
     is_flag=True,
     help="Drop (and count) claims missing a ranker or interface instead of failing.",
 )
-@click.option(
+@opt.choice_option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json"]),
+    choices=["text", "json"],
     default="text",
-    show_default=True,
     help="Readable report of the four questions, or JSON.",
 )
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object (same as --format json)."
 )
 def analyze(
-    table_file: str,
-    base: str,
-    variant: str,
-    positive: str | None,
-    bootstrap: int,
-    seed: int,
-    threshold: float,
-    max_error: float,
-    margin: float,
-    min_disagreement: float,
-    confirmatory: tuple[str, ...],
-    splits: int,
-    validation_fraction: float,
-    canonical: str,
-    h2b_negligible: int | None,
-    h2b_signs: int | None,
-    coverage_required: float | None,
-    drop_incomplete: bool,
-    fmt: str,
-    as_json: bool,
+    table_file: str, confirmatory: tuple[str, ...], fmt: str, as_json: bool, **settings: Any
 ) -> None:
     """Effects g and h per interface, Walsh coefficients, R norms with simultaneous bounds,
     decisions (H1/H2a/H2b, sign classes) and the selector comparison for FILE (CSV or
     Parquet, one row per dataset, reader, claim, ranker and interface)."""
-    from evaudit.output import emit_json, progress_bar
+    from evaudit.output import progress_bar
     from services.orbit import orbit_analyze
 
+    # `settings` are the audit's options by the names orbit_analyze takes them (click
+    # checked their types); only the environments are parsed here.
     as_json = as_json or fmt == "json"
     report = orbit_analyze(
         table_file,
-        base=base,
-        variant=variant,
-        positive=positive,
-        bootstrap=bootstrap,
-        seed=seed,
-        threshold=threshold,
-        max_error=max_error,
-        margin=margin,
-        min_disagreement=min_disagreement,
         confirmatory=_split_environments(confirmatory),
-        splits=splits,
-        validation_fraction=validation_fraction,
-        canonical=canonical,
-        h2b_negligible=h2b_negligible,
-        h2b_signs=h2b_signs,
-        coverage_required=coverage_required,
-        drop_incomplete=drop_incomplete,
         progress=progress_bar(quiet=as_json),
+        **settings,
     )
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table(), nl=False)
+    opt.print_report(report, as_json, nl=False)
 
 
 @orbit.command("diagnostics")
-@click.argument("table_file", metavar="FILE", type=click.Path(dir_okay=False))
-@click.option("--positive", default=None, metavar="LABEL", help="Label of y meaning +.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@_table_argument
+@_positive_option("Label of y meaning +.")
+@opt.json_option
 def diagnostics_cmd(table_file: str, positive: str | None, as_json: bool) -> None:
     """Generation invalidity and generation-to-score disagreement per environment and ranker,
     from the table's `generated` column (the label greedy generation produced)."""
-    from evaudit.output import emit_json
     from services.orbit import orbit_diagnostics
 
-    report = orbit_diagnostics(table_file, positive=positive)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table(), nl=False)
+    opt.print_report(orbit_diagnostics(table_file, positive=positive), as_json, nl=False)
 
 
 @orbit.command("coverage")
-@click.argument("table_file", metavar="FILE", type=click.Path(dir_okay=False))
-@click.option("--positive", default=None, metavar="LABEL", help="Label of y meaning +.")
-@click.option(
+@_table_argument
+@_positive_option("Label of y meaning +.")
+@opt.share_option(
     "--required",
-    type=click.FloatRange(0, 1),
-    default=None,
-    help="Required complete-evidence coverage share (reports whether each dataset meets it).",
+    "Required complete-evidence coverage share (reports whether each dataset meets it).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.json_option
 def coverage_cmd(
     table_file: str, positive: str | None, required: float | None, as_json: bool
 ) -> None:
     """Evidence-coverage pre-check: how often the base ranker's candidate depth holds the
     complete gold evidence, per dataset and semantic state, from `evidence_covered` (0/1)."""
-    from evaudit.output import emit_json
     from services.orbit import orbit_coverage
 
     report = orbit_coverage(table_file, positive=positive, required=required)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table(), nl=False)
+    opt.print_report(report, as_json, nl=False)
 
 
 def _numbers(kind: type, text: str, name: str) -> list:  # type: ignore[type-arg]
@@ -233,7 +179,7 @@ def _numbers(kind: type, text: str, name: str) -> list:  # type: ignore[type-arg
               show_default=True, help="Query form.")  # fmt: skip
 @click.option("--method", type=click.Choice(["lucene", "robertson", "atire", "bm25l", "bm25+"]),
               default="lucene", show_default=True, help="bm25s variant (docs/runs.md).")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.json_option
 def calibrate_cmd(
     project: Path, depths: str, k1s: str, bs: str, target: float, relevant_from: int,
     form: str, method: str, as_json: bool,
@@ -245,7 +191,7 @@ def calibrate_cmd(
     top K; the report lists every cell's coverage and the shallowest K meeting the
     target (then the highest coverage, then grid order). Exit 1 when no cell meets it.
     """
-    from evaudit.output import emit_json, progress_bar
+    from evaudit.output import progress_bar
     from services.orbit_calibrate import calibrate
 
     report = calibrate(
@@ -254,10 +200,7 @@ def calibrate_cmd(
         form=form, method=method, relevant_from=relevant_from,
         progress=progress_bar(as_json),
     )  # fmt: skip
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
     if report.chosen is None:
         sys.exit(1)
 

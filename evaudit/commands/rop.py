@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import click
 
-from evaudit.commands.options import int_list
+from evaudit.commands import options as opt
 from evaudit.commands.rop_study import STUDY_COMMANDS
-from evaudit.output import emit_json, progress_bar
+from evaudit.output import progress_bar
 
 
 @click.group(name="rop")
@@ -25,7 +25,7 @@ def rop() -> None:
 
 @rop.command("evaluate")
 @click.argument("declaration", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.json_option
 @click.pass_context
 def evaluate_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     """Evaluate DECLARATION.json and its records.
@@ -36,11 +36,7 @@ def evaluate_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     from services.rop import evaluate
 
     report = evaluate(declaration, progress_bar(as_json))
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
-    ctx.exit(report.exit_code)
+    opt.exit_with_report(ctx, report, as_json)
 
 
 @rop.command("schema")
@@ -53,7 +49,7 @@ def schema_cmd() -> None:
 
 @rop.command("validate")
 @click.argument("declaration", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.json_option
 @click.pass_context
 def validate_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     """Report every schema and cross-file problem of DECLARATION.json.
@@ -64,11 +60,7 @@ def validate_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     from services.rop import validate
 
     report = validate(declaration)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
-    ctx.exit(report.exit_code)
+    opt.exit_with_report(ctx, report, as_json)
 
 
 def _pair(_: click.Context, __: click.Parameter, value: str | None) -> tuple[str, str] | None:
@@ -81,51 +73,31 @@ def _pair(_: click.Context, __: click.Parameter, value: str | None) -> tuple[str
 
 
 @rop.command("targets")
-@click.option(
+@opt.file_option(
     "--records",
-    "records",
+    'JSONL: {"record_id","question_id","selected","trace","rankings":{STACK:[ids]}}.',
     required=True,
-    type=click.Path(dir_okay=False),
-    help='JSONL: {"record_id","question_id","selected","trace","rankings":{STACK:[ids]}}.',
 )
-@click.option(
-    "--cutoffs", default="1,5,20", show_default=True, callback=int_list, help="Cutoffs k."
+@opt.cutoffs_option("Cutoffs k.")
+@opt.file_option(
+    "--resolver", "Resolver JSON mapping raw ids to canonical objects (default: compare raw ids)."
 )
-@click.option(
-    "--resolver",
-    "resolver",
-    type=click.Path(dir_okay=False),
-    help="Resolver JSON mapping raw ids to canonical objects (default: compare raw ids).",
-)
-@click.option(
-    "--subset",
-    type=click.Choice(["all", "distinct", "aligned"]),
-    default="all",
-    show_default=True,
-    help="Score all usable records, only those with U != G (distinct) or U = G (aligned).",
+@opt.subset_option(
+    "Score all usable records, only those with U != G (distinct) or U = G (aligned)."
 )
 @click.option(
     "--pair",
     callback=_pair,
     help="BASE,NEW stacks: change in selected-object return from BASE to NEW.",
 )
-@click.option(
-    "--bootstrap",
-    "resamples",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Question-cluster bootstrap resamples for the --pair change (0 = none).",
+@opt.bootstrap_options(
+    0,
+    "Question-cluster bootstrap resamples for the --pair change (0 = none).",
+    "Bootstrap random seed.",
+    cluster_help="Record field whose values are the bootstrap clusters.",
 )
-@click.option(
-    "--cluster",
-    default="question_id",
-    show_default=True,
-    help="Record field whose values are the bootstrap clusters.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap random seed.")
-@click.option("--by", "group_field", help="Also report each value of this field (e.g. model).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.by_option("Also report each value of this field (e.g. model).")
+@opt.json_option
 def targets_cmd(
     records: str,
     cutoffs: list[int],
@@ -159,26 +131,14 @@ def targets_cmd(
         seed=seed,
         group_field=group_field,
     )
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @rop.command("from-qrels")
-@click.option("--queries", required=True, type=click.Path(dir_okay=False), help="queries.jsonl.")
-@click.option(
-    "--qrels", required=True, type=click.Path(dir_okay=False), help="Qrels (TREC or JSONL)."
-)
-@click.option("--run", "run", required=True, type=click.Path(dir_okay=False), help="TREC run.")
-@click.option(
-    "--k",
-    "cutoff",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="Cutoff of the generated declaration.",
-)
+@opt.file_option("--queries", "queries.jsonl.", required=True)
+@opt.file_option("--qrels", "Qrels (TREC or JSONL).", required=True)
+@opt.file_option("--run", "TREC run.", required=True)
+@opt.count_option("--k", "cutoff", default=10, help="Cutoff of the generated declaration.")
 @click.option(
     "--out",
     "out_dir",
@@ -186,7 +146,7 @@ def targets_cmd(
     type=click.Path(file_okay=False),
     help="Folder for declaration.json, resolver.json, records.jsonl (new or empty).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.json_option
 def from_qrels_cmd(
     queries: str, qrels: str, run: str, cutoff: int, out_dir: str, as_json: bool
 ) -> None:
@@ -198,10 +158,7 @@ def from_qrels_cmd(
     from services.rop import from_qrels
 
     report = from_qrels(queries, qrels, run, cutoff=cutoff, out_dir=out_dir)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 for _command in STUDY_COMMANDS:

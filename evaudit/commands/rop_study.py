@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import click
 
-from evaudit.commands.options import int_list
-from evaudit.output import emit_json
+from evaudit.commands import options as opt
 
 
 def _arm_pairs(
@@ -29,34 +28,18 @@ def _arm_pairs(
 
 
 @click.command("accounting")
-@click.option(
-    "--records",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help='JSONL: {"record_id","model","selected","trace","rankings"?}.',
+@opt.file_option(
+    "--records", 'JSONL: {"record_id","model","selected","trace","rankings"?}.', required=True
 )
-@click.option(
-    "--resolver",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="Resolver JSON (decides 'ID absent from corpus').",
+@opt.file_option("--resolver", "Resolver JSON (decides 'ID absent from corpus').", required=True)
+@opt.file_option(
+    "--planned", 'JSONL {"record_id","model"} of every planned record (default: the records).'
 )
-@click.option(
-    "--planned",
-    type=click.Path(dir_okay=False),
-    help='JSONL {"record_id","model"} of every planned record (default: the records).',
-)
-@click.option(
-    "--cutoffs",
-    default="1,5,20",
-    show_default=True,
-    callback=int_list,
-    help="Cutoffs for the return rates over the planned denominator.",
-)
+@opt.cutoffs_option("Cutoffs for the return rates over the planned denominator.")
 @click.option(
     "--model-field", default="model", show_default=True, help="Record field of the model."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.json_option
 def accounting_cmd(
     records: str,
     resolver: str,
@@ -71,46 +54,22 @@ def accounting_cmd(
     from services.rop_study import accounting
 
     report = accounting(records, resolver, cutoffs, planned=planned, model_field=model_field)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command("misses")
-@click.option(
-    "--records",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help="The `rop targets` JSONL, optionally with or_matches {STACK: n}.",
+@opt.file_option(
+    "--records", "The `rop targets` JSONL, optionally with or_matches {STACK: n}.", required=True
 )
 @click.option("--stack", required=True, help="Stack whose misses are listed (e.g. rrf_rerank).")
-@click.option(
-    "--cutoff",
-    type=click.IntRange(min=1),
-    default=5,
-    show_default=True,
-    help="Cutoff k of the miss.",
+@opt.count_option("--cutoff", default=5, help="Cutoff k of the miss.")
+@opt.count_option(
+    "--depth", default=20, help="Released ranking depth: ranks beyond it are '> depth'."
 )
-@click.option(
-    "--depth",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="Released ranking depth: ranks beyond it are '> depth'.",
-)
-@click.option(
-    "--resolver", type=click.Path(dir_okay=False), help="Resolver JSON (default: raw ids)."
-)
-@click.option(
-    "--subset",
-    type=click.Choice(["all", "distinct", "aligned"]),
-    default="all",
-    show_default=True,
-    help="All usable records, U != G or U = G.",
-)
-@click.option("--by", "group_field", help="Partition per value of this field (e.g. model).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.file_option("--resolver", "Resolver JSON (default: raw ids).")
+@opt.subset_option("All usable records, U != G or U = G.")
+@opt.by_option("Partition per value of this field (e.g. model).")
+@opt.json_option
 def misses_cmd(
     records: str,
     stack: str,
@@ -129,10 +88,7 @@ def misses_cmd(
     report = misses(
         records, stack, cutoff, depth, resolver=resolver, subset=subset, group_field=group_field
     )
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command("association")
@@ -150,22 +106,13 @@ def misses_cmd(
     type=click.IntRange(min=1),
     help="Keep pairs whose two contexts both hold this many passages.",
 )
-@click.option(
-    "--bootstrap",
-    "resamples",
-    type=click.IntRange(min=0),
-    default=10000,
-    show_default=True,
-    help="Cluster bootstrap resamples (0 = none).",
+@opt.bootstrap_options(
+    10000,
+    "Cluster bootstrap resamples (0 = none).",
+    "Bootstrap seed.",
+    cluster_help="Field whose values are resampled as whole clusters.",
 )
-@click.option(
-    "--cluster",
-    default="question_id",
-    show_default=True,
-    help="Field whose values are resampled as whole clusters.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.json_option
 def association_cmd(
     reader: str,
     pairs: list[tuple[str, str]],
@@ -186,18 +133,14 @@ def association_cmd(
     report = association(
         reader, pairs, passages=passages, resamples=resamples, seed=seed, cluster_field=cluster
     )
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command("deletion")
 @click.argument("calls", type=click.Path(dir_okay=False))
-@click.option(
+@opt.shown_option(
     "--arms",
     default="intact,trace_drop,sham_drop",
-    show_default=True,
     help="Arms in the order intact, trace-drop, sham-drop (or any list).",
 )
 @click.option(
@@ -207,16 +150,10 @@ def association_cmd(
     callback=_arm_pairs,
     help="A/B contrasts (default: I/T, S/T, I/S for three arms; every pair otherwise).",
 )
-@click.option(
-    "--bootstrap",
-    "resamples",
-    type=click.IntRange(min=0),
-    default=10000,
-    show_default=True,
-    help="Paired bootstrap resamples over items (0 = none).",
+@opt.bootstrap_options(
+    10000, "Paired bootstrap resamples over items (0 = none).", "Bootstrap seed."
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.json_option
 def deletion_cmd(
     calls: str,
     arms: str,
@@ -237,29 +174,24 @@ def deletion_cmd(
     if len(arm_list) < 2:
         raise click.BadParameter("name at least two arms", param_hint="--arms")
     report = deletion(calls, arm_list, contrasts or None, resamples=resamples, seed=seed)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command("replay-check")
-@click.option(
+@opt.file_option(
     "--runs",
-    required=True,
-    type=click.Path(dir_okay=False),
-    help='Run records JSONL {"record_id","question_id","model"?,"rankings"|"returned", '
+    'Run records JSONL {"record_id","question_id","model"?,"rankings"|"returned", '
     '"condition"?,"reference_path"?,"cutoff"?,"task"?,"terminal_attempt"?,'
     '"invalid_output_policy"?,"status"?}.',
-)
-@click.option(
-    "--reader",
     required=True,
-    type=click.Path(dir_okay=False),
-    help='Reader records JSONL {"run_record_id","question_id","model"?,"stack"?,'
-    '"returned_sha256"} and the run record\'s bound fields.',
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.file_option(
+    "--reader",
+    'Reader records JSONL {"run_record_id","question_id","model"?,"stack"?,'
+    '"returned_sha256"} and the run record\'s bound fields.',
+    required=True,
+)
+@opt.json_option
 @click.pass_context
 def replay_check_cmd(ctx: click.Context, runs: str, reader: str, as_json: bool) -> None:
     """Validate joined replay records: every reader record refers to a declared run record
@@ -270,16 +202,12 @@ def replay_check_cmd(ctx: click.Context, runs: str, reader: str, as_json: bool) 
     from services.rop_study import replay_check
 
     report = replay_check(runs, reader)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
-    ctx.exit(report.exit_code)
+    opt.exit_with_report(ctx, report, as_json)
 
 
 @click.command("envelope")
 @click.argument("declaration", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@opt.json_option
 @click.pass_context
 def envelope_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     """The declaration envelope checks: interface, component, mode and policy revision equal
@@ -289,11 +217,7 @@ def envelope_cmd(ctx: click.Context, declaration: str, as_json: bool) -> None:
     from services.rop_study import envelope
 
     report = envelope(declaration)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
-    ctx.exit(report.exit_code)
+    opt.exit_with_report(ctx, report, as_json)
 
 
 STUDY_COMMANDS: list[click.Command] = [

@@ -11,61 +11,49 @@ from pathlib import Path
 
 import click
 
-from evaudit.commands.score_options import (
-    _bootstrap_opt,
-    _by_opt,
-    _common,
-    _draws_opt,
-    _pages_opt,
-    _pair_opt,
-    _path,
-    emit,
-    score,
-    source,
-)
+from evaudit.commands import options as opt
+from evaudit.commands import score_options as so
 from services.score import METRIC_NAMES
+from services.score_inputs import ScoreSource
 
 
-@score.command("nclue")
-@_common
-@click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
-@_bootstrap_opt
-@click.option("--per-query", type=_path, help="Write per-query outcomes to this TSV file.")
-@_by_opt
-@_pages_opt
-@click.option(
-    "--category", type=_path, metavar="FILE",
+@so.score.command("nclue")
+@so.common
+@so.qrels_opt
+@so.bootstrap_opt
+@so.path_opt("--per-query", help="Write per-query outcomes to this TSV file.")
+@so.by_opt
+@so.pages_opt
+@so.path_opt(
+    "--category", metavar="FILE",
     help="Lines `RUN CATEGORY [privileged]`: group the ranking as Tables S1a-S1d; privileged "
     "runs (construction-fact controls) stay unranked.",
 )  # fmt: skip
-@click.option(
-    "--manifest-out", type=_path,
+@so.path_opt(
+    "--manifest-out",
     help="Also write a reproduction manifest (inputs and outputs with SHA-256, this command) "
     "for `evaudit reproduce FILE --verify`; what is printed is saved beside it as NAME.stdout.",
 )  # fmt: skip
-@click.option(
-    "--evidence", type=_path,
+@so.path_opt(
+    "--evidence",
     help="Stored evidence JSONL for Gold+Support of page-level runs (doc_id#page docnos); "
     "default: the project's.",
 )  # fmt: skip
-@click.option(
-    "--support-pages", type=click.IntRange(min=1), default=3, show_default=True,
+@opt.count_option(
+    "--support-pages", default=3,
     help="Highest-scoring distinct pages kept per retrieved gold (Gold+Support).",
 )  # fmt: skip
-@click.option(
-    "--page-aggregate", default="max", show_default=True, metavar="max|top3|topk:K",
-    help="A page-level run's document score: its best page (MaxSim), or the mean of its "
+@so.page_aggregate_opt(
+    "A page-level run's document score: its best page (MaxSim), or the mean of its "
     "3 (the supplement's ptop3) or K highest page scores.",
 )  # fmt: skip
-@click.option(
-    "--plot", type=_path, metavar="FILE.png|FILE.svg",
-    help="Write Figure 2(a) of the n-Clue supplement: every fair run (not marked privileged "
+@so.plot_opt(
+    "Write Figure 2(a) of the n-Clue supplement: every fair run (not marked privileged "
     "by --category) at its Gold Hit and n-Clue Score.",
 )  # fmt: skip
 def nclue_cmd(
-    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
-    seed: int, as_json: bool, qrels: Path | None, bootstrap: int, per_query: Path | None,
-    by: tuple[str, ...], pages: Path | None, category: Path | None, manifest_out: Path | None,
+    src: ScoreSource, k: int, seed: int, as_json: bool, qrels: Path | None, bootstrap: int,
+    per_query: Path | None, by: tuple[str, ...], pages: Path | None, category: Path | None, manifest_out: Path | None,
     evidence: Path | None, support_pages: int, page_aggregate: str, plot: Path | None,
 ) -> None:  # fmt: skip
     """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs;
@@ -75,8 +63,7 @@ def nclue_cmd(
     from evaudit.output import progress_bar
     from services.score import score_nclue
 
-    src = source(queries, project, runs, ties)
-    files = [queries, qrels, pages, category, evidence]
+    files = [src.queries, qrels, pages, category, evidence]
     if manifest_out is not None:
         check_score_manifest(manifest_out, src, files, per_query)
     rep = score_nclue(
@@ -84,38 +71,36 @@ def nclue_cmd(
         pages=pages, category=category, evidence=evidence, support_pages=support_pages,
         progress=progress_bar(as_json), page_aggregate=page_aggregate, plot=plot,
     )  # fmt: skip
-    emit(rep, as_json)
+    so.emit(rep, as_json)
     if manifest_out is not None:
         write_score_manifest(manifest_out, rep, as_json, src, files, per_query)
 
 
-@score.command("compare")
-@_common
-@click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
-@_pair_opt
-@_draws_opt
-@_bootstrap_opt
-@click.option(
-    "--block", "blocks", multiple=True, metavar="NAME=BASE:VARIANT1,VARIANT2,...",
+@so.score.command("compare")
+@so.common
+@so.qrels_opt
+@so.pair_opt
+@so.draws_opt
+@so.bootstrap_opt
+@opt.many_option(
+    "--block", "blocks", metavar="NAME=BASE:VARIANT1,VARIANT2,...",
     help="An endpoint block (repeatable): every tried variant of BASE; its p is the family "
     "max-|T| sign-flip p over all endpoints, then Holm across blocks (Sel.+Holm p).",
 )  # fmt: skip
-@_by_opt
-@_pages_opt
-@click.option(
-    "--form", "forms", multiple=True, metavar="RUN=FORM",
+@so.by_opt
+@so.pages_opt
+@opt.many_option(
+    "--form", "forms", metavar="RUN=FORM",
     help="Label a run with its query form (repeatable); a pair of systems is then compared "
     "within each form (the form matrix, docs/runs.md).",
 )  # fmt: skip
-@click.option(
-    "--plot", type=_path, metavar="FILE.png|FILE.svg",
-    help="Write Figure 2(b) of the n-Clue supplement: every --pair in the Gold Hit - n-Clue "
+@so.plot_opt(
+    "Write Figure 2(b) of the n-Clue supplement: every --pair in the Gold Hit - n-Clue "
     "Score delta plane, with its family-bootstrap intervals.",
 )  # fmt: skip
 def compare_cmd(
-    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
-    seed: int, as_json: bool, qrels: Path | None, pairs: tuple[str, ...], draws: int,
-    bootstrap: int, blocks: tuple[str, ...], by: tuple[str, ...], pages: Path | None,
+    src: ScoreSource, k: int, seed: int, as_json: bool, qrels: Path | None,
+    pairs: tuple[str, ...], draws: int, bootstrap: int, blocks: tuple[str, ...], by: tuple[str, ...], pages: Path | None,
     forms: tuple[str, ...], plot: Path | None,
 ) -> None:  # fmt: skip
     """Paired differences, sign-flip p (plain Holm across pairs), family CIs, common support;
@@ -124,57 +109,54 @@ def compare_cmd(
     from services.score import score_compare
 
     rep = score_compare(
-        source(queries, project, runs, ties), qrels=qrels, k=k, pairs=pairs, draws=draws,
+        src, qrels=qrels, k=k, pairs=pairs, draws=draws,
         bootstrap=bootstrap, seed=seed, blocks=blocks, by=by, pages=pages, forms=forms,
         progress=progress_bar(as_json), plot=plot,
     )  # fmt: skip
-    emit(rep, as_json)
+    so.emit(rep, as_json)
 
 
-@score.command("impact")
-@_common
-@click.option("--qrels-before", type=_path, help="Qrels before revision; default: the project's.")
-@click.option(
-    "--qrels-after", type=_path,
+@so.score.command("impact")
+@so.common
+@so.path_opt("--qrels-before", help="Qrels before revision; default: the project's.")
+@so.path_opt(
+    "--qrels-after",
     help="Revised qrels (TREC, JSONL, BEIR qrels.tsv); with --project of a BEIR/TREC project, "
     "default: the revision `finalize` computes (its defaults), in the original grades.",
 )  # fmt: skip
-@_pair_opt
-@_draws_opt
-@click.option(
-    "--metric", type=click.Choice(METRIC_NAMES), default="nclue", show_default=True,
+@so.pair_opt
+@so.draws_opt
+@opt.choice_option(
+    "--metric", choices=METRIC_NAMES, default="nclue",
     help="Metric that orders the systems for ranks and rank movement.",
 )  # fmt: skip
 @click.option(
     "--keep-removed", is_flag=True,
     help="Keep queries the revision removed (no qrels left) in the after scores, as misses.",
 )  # fmt: skip
-@_bootstrap_opt
-@click.option(
-    "--trec-measures", "--measure", "trec_measures", multiple=True, metavar="M1,M2,...",
+@so.bootstrap_opt
+@opt.many_option(
+    "--trec-measures", "--measure", "trec_measures", metavar="M1,M2,...",
     help="trec_eval measures (as in `score trec`). On a classic benchmark (no n-Clue "
     "--queries, or a BEIR/TREC --project) the full analysis runs on them (the first orders "
     "the systems; default ndcg_cut_10); on an n-Clue one they are reported beside it.",
 )  # fmt: skip
-@click.option(
-    "--trec-ties", type=click.Choice(["trec_eval", "file"]), default="trec_eval",
-    show_default=True, help="Tie rule of the --trec-measures values.",
+@opt.choice_option(
+    "--trec-ties", choices=["trec_eval", "file"], default="trec_eval",
+    help="Tie rule of the --trec-measures values.",
 )  # fmt: skip
 @click.option(
     "--all-pairs", is_flag=True,
     help="Classic benchmarks: test every pair of runs (Holm across all of them), not only --pair.",
 )  # fmt: skip
-@click.option(
-    "--plot", type=_path, metavar="FILE.png|FILE.svg",
-    help="Classic benchmarks: write the ranking slope chart and the change scatter.",
-)  # fmt: skip
-@click.option(
-    "--top", type=click.IntRange(min=1), default=20, show_default=True,
+@so.plot_opt("Classic benchmarks: write the ranking slope chart and the change scatter.")
+@opt.count_option(
+    "--top",
+    default=20,
     help="Classic benchmarks: changed labels shown in the label-influence table.",
-)  # fmt: skip
+)
 def impact_cmd(
-    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
-    seed: int, as_json: bool, qrels_before: Path | None, qrels_after: Path | None,
+    src: ScoreSource, k: int, seed: int, as_json: bool, qrels_before: Path | None, qrels_after: Path | None,
     pairs: tuple[str, ...], draws: int, metric: str, keep_removed: bool, bootstrap: int,
     trec_measures: tuple[str, ...], trec_ties: str, all_pairs: bool, plot: Path | None, top: int,
 ) -> None:  # fmt: skip
@@ -189,12 +171,12 @@ def impact_cmd(
     from services.score import score_impact
 
     rep = score_impact(
-        source(queries, project, runs, ties), qrels_before=qrels_before, qrels_after=qrels_after,
+        src, qrels_before=qrels_before, qrels_after=qrels_after,
         k=k, pairs=pairs, draws=draws, metric=metric, keep_removed=keep_removed,
         bootstrap=bootstrap, seed=seed, trec_measures=trec_measures, trec_ties=trec_ties,
         progress=progress_bar(as_json), all_pairs=all_pairs, plot=plot, top=top,
     )  # fmt: skip
-    emit(rep, as_json)
+    so.emit(rep, as_json)
 
 
-COMMANDS: list[click.Command] = [score]
+COMMANDS: list[click.Command] = [so.score]

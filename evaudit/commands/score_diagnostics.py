@@ -11,25 +11,25 @@ from pathlib import Path
 
 import click
 
-from evaudit.commands.score_options import _common_options, _path, emit, score, source
+from evaudit.commands import options as opt
+from evaudit.commands import score_options as so
+from services.score_inputs import ScoreSource
 
-_page_opt = click.option(
-    "--page-aggregate", default="max", show_default=True, metavar="max|top3|topk:K",
-    help="A page-level run's document score: its best page (MaxSim), or the mean of its "
-    "3 (ptop3) or K highest page scores.",
-)  # fmt: skip
-_evidence_opt = click.option(
-    "--evidence", type=_path, help="Construction evidence JSONL; default: the project's."
+_page_opt = so.page_aggregate_opt(
+    "A page-level run's document score: its best page (MaxSim), or the mean of its "
+    "3 (ptop3) or K highest page scores."
+)
+_evidence_opt = so.path_opt(
+    "--evidence", help="Construction evidence JSONL; default: the project's."
 )
 
 
-@score.command("metric-ranking")
-@_common_options(k=True, seed=False)
-@click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
+@so.score.command("metric-ranking")
+@so.common_options(k=True, seed=False)
+@so.qrels_opt
 @_page_opt
 def metric_ranking_cmd(
-    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
-    as_json: bool, qrels: Path | None, page_aggregate: str,
+    src: ScoreSource, k: int, as_json: bool, qrels: Path | None, page_aggregate: str,
 ) -> None:  # fmt: skip
     """Spearman and Kendall between the system rankings under graded NDCG and each gold-only
     measure (Gold-NDCG, n-Clue Score, Gold Hit), and the largest rank shift (Table S5b)."""
@@ -37,34 +37,34 @@ def metric_ranking_cmd(
     from services.score_diagnostics import score_metric_ranking
 
     rep = score_metric_ranking(
-        source(queries, project, runs, ties),
+        src,
         qrels=qrels,
         k=k,
         progress=progress_bar(as_json),
         page_aggregate=page_aggregate,
     )
-    emit(rep, as_json)
+    so.emit(rep, as_json)
 
 
-@score.command("difficulty")
-@_common_options(k=True, seed=False)
-@click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
+@so.score.command("difficulty")
+@so.common_options(k=True, seed=False)
+@so.qrels_opt
 @_evidence_opt
-@click.option(
-    "--pages", type=_path,
+@so.path_opt(
+    "--pages",
     help="pages.jsonl giving each document's page count (gold length); default: the project's.",
 )  # fmt: skip
-@click.option(
-    "--metric", type=click.Choice(["nclue", "gold_hit"]), default="nclue", show_default=True,
+@opt.choice_option(
+    "--metric", choices=["nclue", "gold_hit"], default="nclue",
     help="Per-query success: gold first (n-Clue) or a gold in the top k (Gold Hit).",
 )  # fmt: skip
-@click.option("--bins", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Quantile bins of |D+| (and of L_min) for the matched AUC.")  # fmt: skip
+@opt.count_option(
+    "--bins", default=4, help="Quantile bins of |D+| (and of L_min) for the matched AUC."
+)
 @_page_opt
 def difficulty_cmd(
-    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
-    as_json: bool, qrels: Path | None, evidence: Path | None, pages: Path | None, metric: str,
-    bins: int, page_aggregate: str,
+    src: ScoreSource, k: int, as_json: bool, qrels: Path | None, evidence: Path | None,
+    pages: Path | None, metric: str, bins: int, page_aggregate: str,
 ) -> None:  # fmt: skip
     """Logistic regression of per-query success on condition rarity, condition count, gold
     length and judged-pool size; AUC of more vs fewer conditions, density- and length-matched."""
@@ -72,22 +72,18 @@ def difficulty_cmd(
     from services.score_diagnostics import score_difficulty
 
     rep = score_difficulty(
-        source(queries, project, runs, ties), qrels=qrels, evidence=evidence, pages=pages, k=k,
+        src, qrels=qrels, evidence=evidence, pages=pages, k=k,
         metric=metric, bins=bins, progress=progress_bar(as_json), page_aggregate=page_aggregate,
     )  # fmt: skip
-    emit(rep, as_json)
+    so.emit(rep, as_json)
 
 
-@score.command("controls")
-@click.option("--queries", type=_path, help="queries.jsonl (n = number of conditions).")
-@click.option(
-    "--project", type=click.Path(path_type=Path, file_okay=False),
-    help="Project folder: queries, qrels and evidence come from its campaign store.",
-)  # fmt: skip
-@click.option("--qrels", type=_path, help="Qrels (TREC or JSONL); default: the project's.")
+@so.score.command("controls")
+@so.queries_opt
+@so.project_opt("Project folder: queries, qrels and evidence come from its campaign store.")
+@so.qrels_opt
 @_evidence_opt
-@click.option("--k", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Rank cutoff.")  # fmt: skip
+@opt.count_option("--k", default=10, help="Rank cutoff.")
 @click.option(
     "--out-dir", type=click.Path(path_type=Path), default=None,
     help="Write the control runs here as fact_oracle.trec and single_page_floor.trec.",
@@ -101,25 +97,19 @@ def controls_cmd(
     as runs, and their n-Clue Score, Gold Hit, Gold-NDCG and graded NDCG (Tables S1d, S5b)."""
     from services.score_diagnostics import score_controls
 
-    emit(score_controls(queries, project, qrels=qrels, evidence=evidence, k=k,
+    so.emit(score_controls(queries, project, qrels=qrels, evidence=evidence, k=k,
                         out_dir=out_dir), as_json)  # fmt: skip
 
 
-@score.command("mask-condition")
-@_common_options(k=True)
-@click.option("--qrels", type=_path, help="Qrels of the full query; default: the project's.")
-@click.option(
-    "--mask", "masks", multiple=True, required=True, metavar="NAME:POS=FILE",
-    help="The run of system NAME (a --run name) with condition POS (1-based) masked "
-    "(repeatable).",
-)  # fmt: skip
-@click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
-              help="Exact-family bootstrap replicates of each change.")  # fmt: skip
+@so.score.command("mask-condition")
+@so.common_options(k=True)
+@so.path_opt("--qrels", help="Qrels of the full query; default: the project's.")
+@so.condition_run_opt("--mask", "masks", "masked")
+@so.change_bootstrap_opt
 @_page_opt
 def mask_condition_cmd(
-    queries: Path | None, project: Path | None, runs: tuple[str, ...], k: int, ties: str,
-    seed: int, as_json: bool, qrels: Path | None, masks: tuple[str, ...], bootstrap: int,
-    page_aggregate: str,
+    src: ScoreSource, k: int, seed: int, as_json: bool, qrels: Path | None,
+    masks: tuple[str, ...], bootstrap: int, page_aggregate: str,
 ) -> None:  # fmt: skip
     """Graded NDCG, Gold-NDCG, Gold Hit and n-Clue change per masked position, against the
     full query's qrels: is each position load-bearing (Table S5b; beside `drop-condition`)."""
@@ -127,8 +117,8 @@ def mask_condition_cmd(
     from services.score_diagnostics import score_mask_condition
 
     rep = score_mask_condition(
-        source(queries, project, runs, ties), qrels=qrels, masks=masks, k=k,
+        src, qrels=qrels, masks=masks, k=k,
         bootstrap=bootstrap, seed=seed, progress=progress_bar(as_json),
         page_aggregate=page_aggregate,
     )  # fmt: skip
-    emit(rep, as_json)
+    so.emit(rep, as_json)

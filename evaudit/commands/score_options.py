@@ -5,12 +5,14 @@ group, and `evaudit/cli.py` imports all four)."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
 import click
 
-from services.score_inputs import ScoreReport, ScoreSource
+from evaudit.commands import options as opt
+from services.score_inputs import ScoreSource
 from vocabulary.runspec import parse_run_spec
 
 
@@ -21,73 +23,113 @@ def source(
     return ScoreSource(queries, project, tuple(parse_run_spec(r) for r in runs), ties)
 
 
-def emit(report: ScoreReport, as_json: bool) -> None:
-    from evaudit.output import emit_json
-
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+emit = opt.print_report
 
 
 # ---- options shared by the commands -------------------------------------------------------
 
 _path = click.Path(path_type=Path, dir_okay=False)
 
+queries_opt = click.option(
+    "--queries", type=_path, help="queries.jsonl (n = number of conditions)."
+)
 
-def _common_options(k: bool = True, seed: bool = True) -> Any:
-    """The options every score command shares (`score bound` uses --k for budgets, no seed)."""
-    opts = [
-        click.option("--queries", type=_path, help="queries.jsonl (n = number of conditions)."),
-        click.option(
-            "--project", type=click.Path(path_type=Path, file_okay=False),
-            help="Project folder: queries and qrels come from its campaign store.",
-        ),
-        click.option(
-            "--run", "runs", multiple=True, required=True, metavar="[NAME=]FILE",
+
+def project_opt(help: str) -> opt.Decorator:
+    """--project: the folder whose campaign store gives what the other options leave out."""
+    return click.option("--project", type=click.Path(path_type=Path, file_okay=False), help=help)
+
+
+def path_opt(*decls: str, help: str, metavar: str | None = None) -> opt.Decorator:
+    """An option naming one file."""
+    return click.option(*decls, type=_path, metavar=metavar, help=help)
+
+
+qrels_opt = path_opt("--qrels", help="Qrels (TREC or JSONL); default: the project's.")
+
+
+def condition_run_opt(name: str, dest: str, done: str) -> opt.Decorator:
+    """--mask / --drop NAME:POS=FILE: a system's run with one condition masked or dropped."""
+    return opt.many_option(
+        name, dest, required=True, metavar="NAME:POS=FILE",
+        help=f"The run of system NAME (a --run name) with condition POS (1-based) {done} "
+        "(repeatable).",
+    )  # fmt: skip
+
+
+def plot_opt(help: str) -> opt.Decorator:
+    """--plot FILE.png|FILE.svg: the figure a command can draw."""
+    return path_opt("--plot", metavar="FILE.png|FILE.svg", help=help)
+
+
+def page_aggregate_opt(help: str) -> opt.Decorator:
+    """--page-aggregate: how a page-level run's pages make its document's score."""
+    return click.option(
+        "--page-aggregate", default="max", show_default=True, metavar="max|top3|topk:K", help=help
+    )
+
+
+def common_options(k: bool = True, seed: bool = True) -> Any:
+    """The options every score command shares (`score bound` uses --k for budgets, no seed).
+
+    The command gets them as one `src: ScoreSource` (queries, project, runs, ties) and,
+    as given, `k`, `seed` and `as_json`."""
+    options = opt.combine(
+        queries_opt,
+        project_opt("Project folder: queries and qrels come from its campaign store."),
+        opt.many_option(
+            "--run", "runs", required=True, metavar="[NAME=]FILE",
             help="TREC run file (repeatable); named by its tag unless NAME= is given.",
         ),
-        *([click.option("--k", type=click.IntRange(min=1), default=10, show_default=True,
-                        help="Rank cutoff.")] if k else []),
-        click.option(
-            "--ties", type=click.Choice(["file", "trec_eval"]), default="file", show_default=True,
+        *([opt.count_option("--k", default=10, help="Rank cutoff.")] if k else []),
+        opt.choice_option(
+            "--ties", choices=["file", "trec_eval"], default="file",
             help="Equal scores keep run-file order, or trec_eval's doc id descending order.",
         ),
         *([click.option("--seed", type=int, default=11, show_default=True,
                         help="Seed of the bootstrap and randomization draws.")] if seed else []),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
-    ]  # fmt: skip
+    )  # fmt: skip
 
     def apply(f: Any) -> Any:
-        for opt in reversed(opts):
-            f = opt(f)
-        return f
+        @functools.wraps(f)
+        def command(
+            queries: Path | None, project: Path | None, runs: tuple[str, ...], ties: str,
+            **rest: Any,
+        ) -> Any:  # fmt: skip
+            return f(source(queries, project, runs, ties), **rest)
+
+        return options(command)
 
     return apply
 
 
-_common = _common_options()
+common = common_options()
 
 
-_bootstrap_opt = click.option(
-    "--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
-    help="Exact-family bootstrap replicates (0 = no intervals).",
-)  # fmt: skip
-_pair_opt = click.option(
-    "--pair", "pairs", multiple=True, metavar="BASE:VARIANT",
+bootstrap_opt = opt.count_option(
+    "--bootstrap", default=1000, min=0, help="Exact-family bootstrap replicates (0 = no intervals)."
+)
+change_bootstrap_opt = opt.count_option(
+    "--bootstrap", default=1000, min=0, help="Exact-family bootstrap replicates of each change."
+)
+pair_opt = opt.many_option(
+    "--pair", "pairs", metavar="BASE:VARIANT",
     help="A declared contrast between two run names (repeatable).",
 )  # fmt: skip
-_draws_opt = click.option(
-    "--draws", type=click.IntRange(min=1), default=10_000, show_default=True,
-    help="Sign-flip randomization draws per test.",
-)  # fmt: skip
+draws_opt = opt.count_option(
+    "--draws", default=10_000, help="Sign-flip randomization draws per test."
+)
 
-_by_opt = click.option(
-    "--by", "by", multiple=True, metavar="n|release|source|lmin:C1,C2|dplus:C1,C2",
+by_opt = opt.many_option(
+    "--by", "by", metavar="n|release|source|lmin:C1,C2|dplus:C1,C2",
     help="Slice by a task factor (repeatable; cut points for lmin and dplus): n-Clue / Gold Hit "
     "per cell, and paired effects per cell in compare.",
 )  # fmt: skip
-_pages_opt = click.option(
-    "--pages", type=_path,
+pages_opt = path_opt(
+    "--pages",
     help="pages.jsonl giving each document's page count for --by lmin (default: the project's).",
-)  # fmt: skip
+)
 
 
 @click.group("score")

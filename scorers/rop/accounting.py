@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scorers.rop.fields import some_rows, text_field
 from scorers.rop.resolver import Resolver
 from vocabulary.errors import InputError
 
@@ -35,13 +36,6 @@ class AccountRecord:
     rankings: dict[str, list[str | None]]
 
 
-def _text(obj: dict[str, Any], key: str, source: str, line: int) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not value:
-        raise InputError(f"needs a non-empty string {key!r}", file=source, line=line)
-    return value
-
-
 def parse_account_records(
     rows: Sequence[tuple[int, dict[str, Any]]],
     source: str,
@@ -52,12 +46,12 @@ def parse_account_records(
     out: list[AccountRecord] = []
     seen: dict[str, int] = {}
     for line, obj in rows:
-        rid = _text(obj, "record_id", source, line)
+        rid = text_field(obj, "record_id", source, line)
         if rid in seen:
             raise InputError(f"record_id {rid!r} repeats line {seen[rid]}", file=source, line=line)
         seen[rid] = line
-        model = _text(obj, model_field, source, line)
-        trace_raw = _text(obj, "trace", source, line)
+        model = text_field(obj, model_field, source, line)
+        trace_raw = text_field(obj, "trace", source, line)
         trace = resolver.resolve(trace_raw)
         if trace is None:
             raise InputError(
@@ -86,9 +80,7 @@ def parse_account_records(
                 )
             rankings[stack] = [resolver.resolve(i) for i in ids]
         out.append(AccountRecord(rid, model, column, selected, trace, rankings))
-    if not out:
-        raise InputError("no records", file=source, hint="one JSON object per line")
-    return out
+    return some_rows(out, "records", source)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import jsonschema
 from scorers.rop.envelope import envelope_problems
 from scorers.rop.resolver import Resolver, parse_inverse_map, parse_resolver
 from scorers.rop.verdicts import HARD_MODE
-from scorers.rop.witness import file_sha256, manifest_sha256, population_sha256
+from scorers.rop.witness import binding_hash, file_sha256, manifest_sha256, population_sha256
 from vocabulary.jsonread import json_loads, json_problem
 
 # jsonschema costs ~8 us per array item; the population is checked item by item
@@ -66,6 +66,18 @@ class Declaration:
     # SHA-256 of the envelope's canonical JSON, when the declaration has an envelope: witness
     # bindings then cover it (profile rop-witness-v2).
     manifest_sha256: str | None = None
+
+    def binding(self, record_id: str, witness: str, decoded_selection: str) -> str:
+        """The binding hash a record's witness must carry under this declaration."""
+        return binding_hash(
+            declaration_id=self.declaration_id,
+            population_sha256=self.population_sha256,
+            record_id=record_id,
+            witness=witness,
+            decoded_selection=decoded_selection,
+            inverse_map_sha256=self.selection.inverse_map_sha256,
+            manifest_sha256=self.manifest_sha256,
+        )
 
 
 @dataclass

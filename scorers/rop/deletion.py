@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorers.rop.answers import normalize_answer, row_scores
+from scorers.rop.fields import text_field
 from scorers.rop.resampling import Interval, cluster_bootstrap_difference
 from vocabulary.errors import InputError
 
@@ -57,11 +58,7 @@ def parse_calls(
     ignored = 0
     seen: dict[tuple[str, str, int], int] = {}
     for line, obj in rows:
-        item, arm = obj.get("item_id"), obj.get("arm")
-        if not isinstance(item, str) or not item:
-            raise InputError("needs a non-empty string 'item_id'", file=source, line=line)
-        if not isinstance(arm, str) or not arm:
-            raise InputError("needs a non-empty string 'arm'", file=source, line=line)
+        item, arm = (text_field(obj, key, source, line) for key in ("item_id", "arm"))
         if arm not in arms:
             ignored += 1
             continue

@@ -31,7 +31,6 @@ from scorers.rop.prefilter import any_hits_single
 from scorers.rop.resolver import Resolver
 from scorers.rop.strings import index_codes, positions, strings
 from scorers.rop.verdicts import FAIL, PASS, RESOLUTION_ERROR, SELECTOR_ERROR, UNVERIFIABLE
-from scorers.rop.witness import binding_hash
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -232,16 +231,7 @@ def decode_witnesses(
         if decoded is None:
             status[row] = RESOLUTION_ERROR
             continue
-        expected = binding_hash(
-            declaration_id=decl.declaration_id,
-            population_sha256=decl.population_sha256,
-            record_id=rid,
-            witness=witness,
-            decoded_selection=decoded,
-            inverse_map_sha256=sel.inverse_map_sha256,
-            manifest_sha256=decl.manifest_sha256,
-        )
-        if bound != expected:
+        if bound != decl.binding(rid, witness, decoded):
             status[row] = SELECTOR_ERROR
             continue
         values.append(decoded)

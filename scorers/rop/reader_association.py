@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorers.rop.answers import row_scores
+from scorers.rop.fields import some_rows, text_field
 from scorers.rop.resampling import Interval, cluster_bootstrap_difference
 from vocabulary.errors import InputError
 
@@ -40,13 +41,6 @@ class ReaderRow:
     f1: float | None = None  # None when the row records only its EM
 
 
-def _text(obj: dict[str, Any], key: str, source: str, line: int) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not value:
-        raise InputError(f"needs a non-empty string {key!r}", file=source, line=line)
-    return value
-
-
 def parse_reader_rows(
     rows: Sequence[tuple[int, dict[str, Any]]], source: str, *, cluster_field: str = "question_id"
 ) -> list[ReaderRow]:
@@ -54,9 +48,9 @@ def parse_reader_rows(
     out: list[ReaderRow] = []
     seen: dict[tuple[str, str, str], int] = {}
     for line, obj in rows:
-        qid = _text(obj, "question_id", source, line)
-        model = _text(obj, "model", source, line)
-        arm = _text(obj, "arm", source, line)
+        qid = text_field(obj, "question_id", source, line)
+        model = text_field(obj, "model", source, line)
+        arm = text_field(obj, "arm", source, line)
         scores = row_scores(obj, source, line)
         if scores is None:
             raise InputError(
@@ -73,7 +67,7 @@ def parse_reader_rows(
         passages = obj.get("passages")
         if passages is not None and (isinstance(passages, bool) or not isinstance(passages, int)):
             raise InputError("'passages' must be an integer", file=source, line=line)
-        cluster = _text(obj, cluster_field, source, line)
+        cluster = text_field(obj, cluster_field, source, line)
         key = (qid, model, arm)
         if key in seen:
             raise InputError(
@@ -88,9 +82,7 @@ def parse_reader_rows(
                 line, qid, model, arm, scores[0], contains, aligned, passages, cluster, scores[1]
             )
         )
-    if not out:
-        raise InputError("no reader rows", file=source, hint="one JSON object per line")
-    return out
+    return some_rows(out, "reader rows", source)
 
 
 @dataclass(frozen=True)

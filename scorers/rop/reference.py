@@ -13,7 +13,6 @@ from typing import Any
 from scorers.rop.declaration import Declaration, get_path
 from scorers.rop.evaluate import RopResult, run_status
 from scorers.rop.verdicts import HISTOGRAM_KEYS
-from scorers.rop.witness import binding_hash
 from vocabulary.jsonread import json_loads
 
 
@@ -36,16 +35,7 @@ def _selection(obj: dict[str, Any], rid: str, decl: Declaration) -> tuple[str, l
     decoded = sel.inverse_map.get(value)
     if decoded is None:
         return "RESOLUTION_ERROR", []
-    expected = binding_hash(
-        declaration_id=decl.declaration_id,
-        population_sha256=decl.population_sha256,
-        record_id=rid,
-        witness=value,
-        decoded_selection=decoded,
-        inverse_map_sha256=sel.inverse_map_sha256,
-        manifest_sha256=decl.manifest_sha256,
-    )
-    return ("", [decoded]) if bound == expected else ("SELECTOR_ERROR", [])
+    return ("", [decoded]) if bound == decl.binding(rid, value, decoded) else ("SELECTOR_ERROR", [])
 
 
 def record_verdict(obj: dict[str, Any], rid: str, decl: Declaration) -> str:

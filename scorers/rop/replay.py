@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scorers.rop.fields import some_rows, text_field
 from vocabulary.errors import InputError
 
 
@@ -77,11 +78,7 @@ def parse_run_records(
     out: dict[str, RunRecord] = {}
     lines: dict[str, int] = {}
     for line, obj in rows:
-        rid, qid = obj.get("record_id"), obj.get("question_id")
-        if not isinstance(rid, str) or not rid:
-            raise InputError("needs a non-empty string 'record_id'", file=source, line=line)
-        if not isinstance(qid, str) or not qid:
-            raise InputError("needs a non-empty string 'question_id'", file=source, line=line)
+        rid, qid = (text_field(obj, key, source, line) for key in ("record_id", "question_id"))
         if rid in out:
             raise InputError(f"record_id {rid!r} repeats line {lines[rid]}", file=source, line=line)
         model = obj.get("model")
@@ -101,9 +98,7 @@ def parse_run_records(
             hashes[stack] = returned_list_sha256(ids)
         out[rid] = RunRecord(rid, qid, model, hashes, _bound_fields(obj, source, line))
         lines[rid] = line
-    if not out:
-        raise InputError("no run records", file=source, hint="one JSON object per line")
-    return out
+    return some_rows(out, "run records", source)
 
 
 @dataclass(frozen=True)

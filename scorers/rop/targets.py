@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from scorers.rop.fields import some_rows, text_field
 from scorers.rop.resolver import Resolver
 from vocabulary.errors import InputError
 
@@ -51,9 +52,7 @@ def parse_target_records(
     seen: dict[str, int] = {}
     stacks: tuple[str, ...] | None = None
     for lineno, obj in rows:
-        rid = obj.get("record_id")
-        if not isinstance(rid, str) or not rid:
-            raise InputError("needs a non-empty string 'record_id'", file=source, line=lineno)
+        rid = text_field(obj, "record_id", source, lineno)
         if rid in seen:
             raise InputError(
                 f"record_id {rid!r} repeats line {seen[rid]}", file=source, line=lineno
@@ -102,9 +101,7 @@ def parse_target_records(
                 group=group,
             )
         )
-    if not out:
-        raise InputError("no records", file=source, hint="one JSON object per line")
-    return out
+    return some_rows(out, "records", source)
 
 
 def _labels(records: Sequence[TargetRecord], stack: str, k: int) -> tuple[np.ndarray, np.ndarray]:
