@@ -288,7 +288,7 @@ def finalize(
         from evaudit.commands.reproduce import command_argv
         from packet_builder.reproduce import write_command_manifest
 
-        made = [out_dir / name for name in report.body["outputs"]]
+        made = [out_dir / name for name in report.outputs]
         write_command_manifest(manifest_out, command_argv(click.get_current_context()), ins, made)
         report = report.with_entry("manifest_out", str(manifest_out))
     emit_json(report.to_json()) if as_json else click.echo(report.table())
