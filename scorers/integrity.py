@@ -137,7 +137,7 @@ class IntegrityTable:
     def ok(self) -> bool:
         return all(s.clean for s in self.streams.values())
 
-    def totals(self) -> dict[str, Any]:
+    def _totals(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             key: sum(getattr(s, key) for s in self.streams.values()) for key in _TOTALS
         }
@@ -154,7 +154,7 @@ class IntegrityTable:
             "items": self.items,
             "conditions": self.conditions,
             "streams": {name: s.to_json() for name, s in self.streams.items()},
-            "totals": self.totals(),
+            "totals": self._totals(),
             "duplicate_streams": self.duplicate_streams,
             "streams_after_collapse": self.streams_after_collapse,
             "ok": self.ok,
