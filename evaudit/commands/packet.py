@@ -221,19 +221,7 @@ def stats_cmd(project_dir: str, name: str, as_json: bool) -> None:
     project = open_project(project_dir)
     packet_row(project, name)
     stats = pool_stats(read_key(project, name))
-    if as_json:
-        emit_json(stats)
-        return
-    ppc = stats["pages_per_condition"]
-    rows = [
-        ["Pairs / conditions", f"{stats['pairs']} / {stats['conditions']}"],
-        ["Displayed page contexts", stats["page_contexts"]],
-        [
-            "Pages per condition (min / mean / max)",
-            f"{ppc['min']} / {ppc['mean']:.2f} / {ppc['max']}",
-        ],
-    ] + [[f"{r} memberships", n] for r, n in stats["route_memberships"].items()]
-    click.echo(table(rows, ["Candidate-pool statistic", "Count"]))
+    emit_json(stats.to_json()) if as_json else click.echo(stats.table())
 
 
 @packet.command("recall")
