@@ -20,10 +20,10 @@ functions, since converted: `scorers.agreement.ratings_summary` and `two_rater_s
 `policies.revision.revise`, `services.repair.plan_json`,
 `packet_builder.pool_stats.pool_stats`, `packet_builder.source_gate.page_kinds` (with
 `SourceRate.kinds` and `GateReport.overall`), `scorers.orbit.readings.delta_v_mean_interval`,
-`scorers.rop.targets.joint_counts`, `cluster_bootstrap_change` and `compare_targets`, and
-`formats.rop_files.compare_targets_file` (with the body-only reports `AgreementReport`,
-`IntegrityReport`, `RatingsReport`, `RepairPlanReport`, `AdjudicationReport`,
-`FinalizeReport` and `rop`'s `TargetsReport`).
+`scorers.rop.targets.joint_counts`, `cluster_bootstrap_change` and `compare_targets`,
+`formats.rop_files.compare_targets_file` and `scorers.impact.analysis.analyse`; the second
+on the body-only reports `AgreementReport`, `IntegrityReport`, `RatingsReport`,
+`RepairPlanReport`, `AdjudicationReport`, `FinalizeReport` and `rop`'s `TargetsReport`.
 """
 
 from __future__ import annotations
@@ -79,7 +79,6 @@ PLAIN_DATA: dict[str, str] = {
 
 # module:qualname -> the report it should become (still a dict: convert, then delete here).
 NOT_YET_TYPED: dict[str, str] = {
-    "scorers.impact.analysis:analyse": "score impact's per-measure figures (classic)",
     "scorers.orbit.analysis:analyze": "orbit analyze's report",
     "scorers.orbit.decisions:replication_rules": "orbit's H1/H2a/H2b verdicts",
     "scorers.orbit.selection:compare_selectors": "orbit's selector comparison",
