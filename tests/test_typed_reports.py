@@ -21,7 +21,8 @@ functions, since converted: `scorers.agreement.ratings_summary` and `two_rater_s
 `packet_builder.pool_stats.pool_stats`, `packet_builder.source_gate.page_kinds` (with
 `SourceRate.kinds` and `GateReport.overall`), `scorers.orbit.readings.delta_v_mean_interval`,
 `scorers.rop.targets.joint_counts`, `cluster_bootstrap_change` and `compare_targets`,
-`formats.rop_files.compare_targets_file` and `scorers.impact.analysis.analyse`; the second
+`formats.rop_files.compare_targets_file`, `scorers.impact.analysis.analyse` and
+`scorers.orbit.selection.summarize_selection`; the second
 on the body-only reports `AgreementReport`, `IntegrityReport`, `RatingsReport`,
 `RepairPlanReport`, `AdjudicationReport`, `FinalizeReport` and `rop`'s `TargetsReport`.
 """
@@ -65,6 +66,7 @@ PLAIN_DATA: dict[str, str] = {
     "policies.repair:PairPlan.queue_entry": "one line of the adjudication queue file",
     "policies.repair:RepairPlan.queue": "the adjudication queue file (docs/formats.md)",
     "scorers.agreement:page_set_agreement": "one {count, total, rate} figure of AuditTable",
+    "scorers.orbit.selection:compare_selectors": "per-split arrays, summarize_selection's input",
     "scorers.orbit.decisions:Thresholds.as_dict": "the rules' thresholds (config) as JSON",
     "scorers.rop.declaration:schema": "the shipped JSON Schema file",
     "campaign.journal:append": "the journal line as written",
@@ -81,8 +83,6 @@ PLAIN_DATA: dict[str, str] = {
 NOT_YET_TYPED: dict[str, str] = {
     "scorers.orbit.analysis:analyze": "orbit analyze's report",
     "scorers.orbit.decisions:replication_rules": "orbit's H1/H2a/H2b verdicts",
-    "scorers.orbit.selection:compare_selectors": "orbit's selector comparison",
-    "scorers.orbit.selection:summarize_selection": "orbit's selection summary",
     "scorers.runs.impact_extra:source_slices": "score impact's source slices",
     "scorers.runs.report:nclue_report": "score nclue's report",
     "scorers.runs.report:compare_report": "score compare's report",

@@ -122,7 +122,7 @@ def analyze(data: OrbitData, opt: Options, progress: Progress = no_progress) -> 
                 min_disagreement=t.min_disagreement,
                 margin=t.margin,
                 level=opt.level,
-            )
+            ).to_json()
             mean_ci = delta_v_mean_interval(
                 per_split["v_orbit"] - per_split["v_canonical"], opt.validation_fraction, opt.level
             )
