@@ -188,11 +188,11 @@ def compute(
             file=project.store_path,
             hint="load the benchmark the packets were built from",
         )
-    result = revise(qrels, queries, stages)
+    result = revise(qrels, queries, stages).to_json()
     # One qrels copy per stage ("Do Current Retrievers Cover All the Evidence?" (supplement) reports both validation stages): the revision
     # applied up to and including that stage, exactly as the final copy is made.
     result["stage_qrels"] = {
-        stage_file(stage.name): revise(qrels, queries, stages[: i + 1])["qrels"]
+        stage_file(stage.name): revise(qrels, queries, stages[: i + 1]).qrels
         for i, stage in enumerate(stages)
     }
     result["adjudication"] = adj_summary

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from scorers.rop.declaration import Validation, parse_declaration_json, referenc
 from scorers.rop.envelope import EnvelopeReport, envelope_report
 from scorers.rop.evaluate import RopResult, evaluate
 from scorers.rop.resolver import Resolver, parse_resolver
-from scorers.rop.targets import compare_targets, parse_target_records
+from scorers.rop.targets import TargetComparison, compare_targets, parse_target_records
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.jsonlines import json_lines
 from vocabulary.jsonread import json_loads
@@ -134,7 +134,7 @@ def compare_targets_file(
     cluster_field: str = "question_id",
     seed: int = 0,
     group_field: str | None = None,
-) -> dict[str, Any]:
+) -> TargetComparison:
     """`rop targets`: read the records (and resolver), then compare targets."""
     res = read_resolver(resolver) if resolver is not None else None
     rows = list(json_lines(Path(records)))
@@ -154,8 +154,7 @@ def compare_targets_file(
         seed=seed,
         by_group=group_field is not None,
     )
-    report["resolver"] = str(resolver) if resolver is not None else None
-    return report
+    return replace(report, resolver=str(resolver) if resolver is not None else None)
 
 
 def rop_from_qrels_files(

@@ -113,5 +113,5 @@ def write_columns(
     with store.transaction(project.store_path) as con:
         store_corpus.replace_corpus_tables(con, new_docs, new_pages, new_extraction)
     got = sum(extracted)
-    summary = {source: page_kinds(n, 0, n, n, got, 0)}  # one stored page per entry
+    summary = {source: page_kinds(n, 0, n, n, got, 0).to_json()}  # one stored page per entry
     return n, n, unchanged, summary

@@ -93,4 +93,4 @@ def summary(rows: list[ExtractionRow], stored: Mapping[str, int]) -> dict[str, d
             s[3] += stored.get(doc, 0)
         s[2] += expected
         s[4] += got
-    return {src: page_kinds(*v) for src, v in sums.items()}
+    return {src: page_kinds(*v).to_json() for src, v in sums.items()}

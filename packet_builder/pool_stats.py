@@ -13,6 +13,7 @@ from packet_builder.benchmark_view import read_benchmark, read_corpus
 from packet_builder.packets import earlier_packets, list_packets, load_packet
 from packet_builder.pools import fuse, rank_routes
 from packet_builder.routes.base import ROUTE_NAMES, Target
+from vocabulary.tables import table
 
 HELD_OUT = ("selected", "construction")
 # "locked": only the conditions both initial raters supported in a queued pair (the key's
@@ -21,7 +22,47 @@ HELD_OUT = ("selected", "construction")
 RECALL_SCOPES = ("locked", "all-positives")
 
 
-def pool_stats(key: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PoolStats:
+    """`packet stats`: a packet's pool composition (route memberships are nonexclusive)."""
+
+    pairs: int
+    conditions: int
+    page_contexts: int  # displayed pages summed over conditions
+    pages_min: int  # pages per condition
+    pages_mean: float
+    pages_max: int
+    route_memberships: dict[str, int]  # route -> pages it contributed, in ROUTE_NAMES order
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pairs": self.pairs,
+            "conditions": self.conditions,
+            "page_contexts": self.page_contexts,
+            "pages_per_condition": {
+                "min": self.pages_min,
+                "mean": self.pages_mean,
+                "max": self.pages_max,
+            },
+            "route_memberships": self.route_memberships,
+        }
+
+    def rows(self) -> list[list[Any]]:
+        rows: list[list[Any]] = [
+            ["Pairs / conditions", f"{self.pairs} / {self.conditions}"],
+            ["Displayed page contexts", self.page_contexts],
+            [
+                "Pages per condition (min / mean / max)",
+                f"{self.pages_min} / {self.pages_mean:.2f} / {self.pages_max}",
+            ],
+        ]
+        return rows + [[f"{r} memberships", n] for r, n in self.route_memberships.items()]
+
+    def table(self) -> str:
+        return table(self.rows(), ["Candidate-pool statistic", "Count"])
+
+
+def pool_stats(key: dict[str, Any]) -> PoolStats:
     """Pairs, conditions, page contexts, pages per condition, nonexclusive route memberships."""
     sizes: list[int] = []
     members: Counter[str] = Counter()
@@ -31,17 +72,15 @@ def pool_stats(key: dict[str, Any]) -> dict[str, Any]:
             sizes.append(len(pages))
             for entry in pages.values():
                 members.update(entry.get("routes", {}).keys())
-    return {
-        "pairs": len(key.get("items", {})),
-        "conditions": len(sizes),
-        "page_contexts": sum(sizes),
-        "pages_per_condition": {
-            "min": min(sizes) if sizes else 0,
-            "mean": sum(sizes) / len(sizes) if sizes else 0.0,
-            "max": max(sizes) if sizes else 0,
-        },
-        "route_memberships": {r: members.get(r, 0) for r in ROUTE_NAMES},
-    }
+    return PoolStats(
+        pairs=len(key.get("items", {})),
+        conditions=len(sizes),
+        page_contexts=sum(sizes),
+        pages_min=min(sizes) if sizes else 0,
+        pages_mean=sum(sizes) / len(sizes) if sizes else 0.0,
+        pages_max=max(sizes) if sizes else 0,
+        route_memberships={r: members.get(r, 0) for r in ROUTE_NAMES},
+    )
 
 
 @dataclass

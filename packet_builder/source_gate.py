@@ -31,14 +31,8 @@ def source_label(source: str) -> str:
     return source or NONE_LABEL
 
 
-def page_kinds(
-    documents: int,
-    documents_skipped: int,
-    expected: int,
-    stored: int,
-    extracted: int,
-    skipped: int,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PageKinds:
     """One source's page counts, each kind named, as ingest, gate and status report them.
 
     pages_expected: pages in the source files (a PDF's page count, MinerU's pdf_info, one
@@ -48,17 +42,42 @@ def page_kinds(
     (unreadable, encrypted, no text layer); pages_missing: expected pages neither stored
     nor skipped (an output with fewer pages than its PDF). So expected = stored + skipped
     + missing and stored = extracted + empty."""
-    return {
-        "documents": documents,
-        "documents_skipped": documents_skipped,
-        "pages_expected": expected,
-        "pages_stored": stored,
-        "pages_extracted": extracted,
-        "pages_empty": stored - extracted,
-        "pages_skipped": skipped,
-        "pages_missing": expected - stored - skipped,
-        "rate": extracted / expected if expected else None,
-    }
+
+    documents: int
+    documents_skipped: int
+    pages_expected: int
+    pages_stored: int
+    pages_extracted: int
+    pages_skipped: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.pages_extracted / self.pages_expected if self.pages_expected else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "documents": self.documents,
+            "documents_skipped": self.documents_skipped,
+            "pages_expected": self.pages_expected,
+            "pages_stored": self.pages_stored,
+            "pages_extracted": self.pages_extracted,
+            "pages_empty": self.pages_stored - self.pages_extracted,
+            "pages_skipped": self.pages_skipped,
+            "pages_missing": self.pages_expected - self.pages_stored - self.pages_skipped,
+            "rate": self.rate,
+        }
+
+
+def page_kinds(
+    documents: int,
+    documents_skipped: int,
+    expected: int,
+    stored: int,
+    extracted: int,
+    skipped: int,
+) -> PageKinds:
+    """One source's page counts (`PageKinds`)."""
+    return PageKinds(documents, documents_skipped, expected, stored, extracted, skipped)
 
 
 def record(con: Any, rows: Iterable[ExtractionRow]) -> None:
@@ -88,7 +107,7 @@ class SourceRate:
     def rate(self) -> float | None:
         return self.pages_extracted / self.pages_expected if self.pages_expected else None
 
-    def kinds(self) -> dict[str, Any]:
+    def kinds(self) -> PageKinds:
         return page_kinds(
             self.documents,
             self.documents_skipped,
@@ -99,7 +118,7 @@ class SourceRate:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, **self.kinds(), "ocr_pages": self.ocr_pages,
+        return {"source": self.source, **self.kinds().to_json(), "ocr_pages": self.ocr_pages,
                 "passed": self.passed}  # fmt: skip
 
 
@@ -114,7 +133,7 @@ class GateReport:
     def failing(self) -> list[str]:
         return [s.source for s in self.sources if not s.passed]
 
-    def overall(self) -> dict[str, Any]:
+    def overall(self) -> PageKinds:
         """Every source's page kinds summed (page_kinds)."""
         s = self.sources
         return page_kinds(
@@ -129,7 +148,7 @@ class GateReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "min_rate": self.min_rate,
-            "overall": self.overall(),
+            "overall": self.overall().to_json(),
             "sources": [s.to_json() for s in self.sources],
             "failing": self.failing,
             "applied": self.applied,

@@ -209,34 +209,77 @@ def final_grades(
     return out
 
 
-def summary(decisions: Sequence[ConditionDecision], tiebreak: str | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class AdjudicationSummary:
+    """Counts and the lists `evaudit adjudicate` prints, over one packet's decisions."""
+
+    decisions: tuple[ConditionDecision, ...]
+    tiebreak: str | None = None  # the tie-break stream, if one was named
+
+    @property
+    def pairs(self) -> int:
+        return len({d.item.item_id for d in self.decisions})
+
+    @property
+    def unanimous(self) -> int:
+        return sum(1 for d in self.decisions if d.unanimous)
+
+    @property
+    def non_unanimous(self) -> list[ConditionDecision]:
+        return [d for d in self.decisions if d.votes and not d.unanimous]
+
+    @property
+    def overrides(self) -> list[ConditionDecision]:
+        return [d for d in self.decisions if d.override is not None]
+
+    @property
+    def undecided(self) -> list[ConditionDecision]:
+        return [d for d in self.decisions if d.final is None]
+
+    @property
+    def final_positive(self) -> int:
+        return sum(1 for d in self.decisions if d.final)
+
+    @property
+    def final_negative(self) -> int:
+        return sum(1 for d in self.decisions if d.final is False)
+
+    def tiebreak_agrees_with(self) -> dict[str, int]:
+        """Per voter, the tie-broken conditions where the tie-break voted as they did."""
+        sides: dict[str, int] = {}
+        for d in self.decisions:
+            if d.path == "tiebreak":
+                for name, vote in sorted(d.votes.items()):
+                    if vote == d.tiebreak:
+                        sides[name] = sides.get(name, 0) + 1
+        return sides
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "conditions": len(self.decisions),
+            "pairs": self.pairs,
+            "unanimous": self.unanimous,
+            "non_unanimous": [d.to_json() for d in self.non_unanimous],
+            "overrides": [
+                {
+                    **d.to_json(),
+                    "reason": d.override.reason,  # type: ignore[union-attr]
+                    "departs_from_majority": d.majority in ("yes", "no")
+                    and d.majority != d.override.answer,  # type: ignore[union-attr]
+                }
+                for d in self.overrides
+            ],
+            "tiebreak": self.tiebreak,
+            "tiebreak_decided": sum(1 for d in self.decisions if d.path == "tiebreak"),
+            "tiebreak_agrees_with": self.tiebreak_agrees_with(),
+            "undecided": [d.to_json() for d in self.undecided],
+            "final_positive": self.final_positive,
+            "final_negative": self.final_negative,
+        }
+
+
+def summary(
+    decisions: Sequence[ConditionDecision], tiebreak: str | None = None
+) -> AdjudicationSummary:
     """Counts and the lists `evaudit adjudicate` prints."""
-    non_unanimous = [d for d in decisions if d.votes and not d.unanimous]
-    overrides = [d for d in decisions if d.override is not None]
-    sides: dict[str, int] = {}
-    for d in decisions:
-        if d.path == "tiebreak":
-            for name, vote in sorted(d.votes.items()):
-                if vote == d.tiebreak:
-                    sides[name] = sides.get(name, 0) + 1
-    return {
-        "conditions": len(decisions),
-        "pairs": len({d.item.item_id for d in decisions}),
-        "unanimous": sum(1 for d in decisions if d.unanimous),
-        "non_unanimous": [d.to_json() for d in non_unanimous],
-        "overrides": [
-            {
-                **d.to_json(),
-                "reason": d.override.reason,  # type: ignore[union-attr]
-                "departs_from_majority": d.majority in ("yes", "no")
-                and d.majority != d.override.answer,  # type: ignore[union-attr]
-            }
-            for d in overrides
-        ],
-        "tiebreak": tiebreak,
-        "tiebreak_decided": sum(1 for d in decisions if d.path == "tiebreak"),
-        "tiebreak_agrees_with": sides,
-        "undecided": [d.to_json() for d in decisions if d.final is None],
-        "final_positive": sum(1 for d in decisions if d.final),
-        "final_negative": sum(1 for d in decisions if d.final is False),
-    }
+    return AdjudicationSummary(tuple(decisions), tiebreak)

@@ -94,6 +94,49 @@ def pairs_sha256(entries: Sequence[dict[str, Any]]) -> str:
 
 
 @dataclass(frozen=True)
+class PlanCounts:
+    """The figures of a repair plan `repair plan` prints."""
+
+    pairs: int  # pairs both raters completed
+    incomplete_pairs: int
+    accepted_increases: int
+    split_pairs: int
+    decrease_pairs: int
+    queued_pairs: int
+    unchanged_pairs: int
+    increases_without_consensus: int
+    unresolved_split: int  # unresolved conditions of the queued pairs: the raters split
+    unresolved_both_negative: int  # ... both said no
+    locked_conditions: int
+    gate_only_splits: int  # grade splits through the distinct-page gate only
+    page_adjudication_conditions: int
+
+    @property
+    def unresolved(self) -> int:
+        return self.unresolved_split + self.unresolved_both_negative
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pairs": self.pairs,
+            "incomplete_pairs": self.incomplete_pairs,
+            "accepted_increases": self.accepted_increases,
+            "split_pairs": self.split_pairs,
+            "decrease_pairs": self.decrease_pairs,
+            "queued_pairs": self.queued_pairs,
+            "unchanged_pairs": self.unchanged_pairs,
+            "increases_without_consensus": self.increases_without_consensus,
+            "unresolved_conditions": {
+                "split": self.unresolved_split,
+                "both_negative": self.unresolved_both_negative,
+                "total": self.unresolved,
+            },
+            "locked_conditions": self.locked_conditions,
+            "gate_only_splits": self.gate_only_splits,
+            "page_adjudication_conditions": self.page_adjudication_conditions,
+        }
+
+
+@dataclass(frozen=True)
 class RepairPlan:
     source_packet: str
     raters: tuple[str, str]
@@ -101,32 +144,29 @@ class RepairPlan:
     incomplete: tuple[str, ...]  # item ids not completed by both raters
     source_sha256: str = ""  # SHA-256 of the initial packet file
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> PlanCounts:
         queued = [p for p in self.pairs if p.queued]
         split = sum(len(p.unresolved_split) for p in queued)
         negative = sum(len(p.unresolved_negative) for p in queued)
-        return {
-            "pairs": len(self.pairs),
-            "incomplete_pairs": len(self.incomplete),
-            "accepted_increases": sum(1 for p in self.pairs if p.action == ACCEPT),
-            "split_pairs": sum(1 for p in self.pairs if p.action == SPLIT),
-            "decrease_pairs": sum(1 for p in self.pairs if p.action == DECREASE),
-            "queued_pairs": len(queued),
-            "unchanged_pairs": sum(1 for p in self.pairs if p.action == KEEP),
-            "increases_without_consensus": sum(1 for p in self.pairs if p.consensus_failed),
-            "unresolved_conditions": {
-                "split": split,
-                "both_negative": negative,
-                "total": split + negative,
-            },
-            "locked_conditions": sum(len(p.locked) for p in queued),
-            "gate_only_splits": sum(
+        return PlanCounts(
+            pairs=len(self.pairs),
+            incomplete_pairs=len(self.incomplete),
+            accepted_increases=sum(1 for p in self.pairs if p.action == ACCEPT),
+            split_pairs=sum(1 for p in self.pairs if p.action == SPLIT),
+            decrease_pairs=sum(1 for p in self.pairs if p.action == DECREASE),
+            queued_pairs=len(queued),
+            unchanged_pairs=sum(1 for p in self.pairs if p.action == KEEP),
+            increases_without_consensus=sum(1 for p in self.pairs if p.consensus_failed),
+            unresolved_split=split,
+            unresolved_both_negative=negative,
+            locked_conditions=sum(len(p.locked) for p in queued),
+            gate_only_splits=sum(
                 1
                 for p in self.pairs
                 if p.consensus_grade is not None and p.grades[0] != p.grades[1]
             ),
-            "page_adjudication_conditions": sum(len(p.page_adjudication) for p in queued),
-        }
+            page_adjudication_conditions=sum(len(p.page_adjudication) for p in queued),
+        )
 
     def queue_entries(self) -> list[dict[str, Any]]:
         return [p.queue_entry() for p in self.pairs if p.queued]

@@ -95,10 +95,49 @@ def _detail(
     return _sort_transitions(out)
 
 
+@dataclass(frozen=True)
+class Revision:
+    """Everything `finalize` writes: the revised qrels rows (sorted by query, document),
+    the changes and their transitions, each stage's figures, the removed queries."""
+
+    qrels: list[dict[str, Any]]  # {query_id, doc_id, grade}
+    changes: list[dict[str, Any]]  # {query_id, doc_id, old_grade, new_grade, path}
+    transitions: dict[str, int]  # "old->new": count
+    transition_detail: dict[str, dict[str, int]]
+    stages: list[dict[str, Any]]  # per stage: reviewed, changed, transitions, strata
+    corrections_by_stratum: list[dict[str, Any]]  # the audit stage's stratified sample
+    corrections_by_stage: list[dict[str, Any]]
+    removed_queries: list[dict[str, Any]]  # queries left without gold
+    reviewed_pairs: int
+
+    @property
+    def became_gold(self) -> int:
+        return sum(v["became_gold"] for v in self.transition_detail.values())
+
+    @property
+    def left_gold(self) -> int:
+        return sum(v["left_gold"] for v in self.transition_detail.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "qrels": self.qrels,
+            "changes": self.changes,
+            "transitions": self.transitions,
+            "transition_detail": self.transition_detail,
+            "became_gold": self.became_gold,
+            "left_gold": self.left_gold,
+            "stages": self.stages,
+            "corrections_by_stratum": self.corrections_by_stratum,
+            "corrections_by_stage": self.corrections_by_stage,
+            "removed_queries": self.removed_queries,
+            "reviewed_pairs": self.reviewed_pairs,
+        }
+
+
 def revise(
     qrels: Mapping[PairKey, int], queries: Mapping[str, QueryInfo], stages: Sequence[Stage]
-) -> dict[str, Any]:
-    """Everything `finalize` writes, as plain data (qrels rows sorted by query, document)."""
+) -> Revision:
+    """Everything `finalize` writes (qrels rows sorted by query, document)."""
     current: dict[PairKey, int] = {k: v for k, v in qrels.items() if v != 0}
     original = dict(current)
     paths: dict[PairKey, list[str]] = {}
@@ -188,19 +227,17 @@ def revise(
         for r in st["corrections_by_stratum"]
         if r["set"] == SAMPLED
     ]  # fmt: skip
-    return {
-        "qrels": [{"query_id": q, "doc_id": d, "grade": g} for (q, d), g in sorted(final.items())],
-        "changes": changes,
-        "transitions": _sort_transitions(counts),
-        "transition_detail": detail,
-        "became_gold": sum(v["became_gold"] for v in detail.values()),
-        "left_gold": sum(v["left_gold"] for v in detail.values()),
-        "stages": stage_out,
-        "corrections_by_stratum": audit_strata,
-        "corrections_by_stage": corrections_by_stage(stage_out),
-        "removed_queries": removed,
-        "reviewed_pairs": len(reviewed_keys),
-    }
+    return Revision(
+        qrels=[{"query_id": q, "doc_id": d, "grade": g} for (q, d), g in sorted(final.items())],
+        changes=changes,
+        transitions=_sort_transitions(counts),
+        transition_detail=detail,
+        stages=stage_out,
+        corrections_by_stratum=audit_strata,
+        corrections_by_stage=corrections_by_stage(stage_out),
+        removed_queries=removed,
+        reviewed_pairs=len(reviewed_keys),
+    )
 
 
 def original_scale(

@@ -9,14 +9,91 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from scorers.kappa import _order_key, category_counts, cohen_kappa, fleiss_kappa, gwet_ac1
-from scorers.wilson import proportion
+from scorers.wilson import wilson_interval
 
 Rating = tuple[Hashable, Hashable, Hashable]  # (unit, rater, value)
+
+
+@dataclass(frozen=True)
+class TwoRaterSummary:
+    """Percent agreement (+ Wilson), Cohen's kappa (3 weightings), Gwet's AC1 on shared units."""
+
+    raters: tuple[Hashable, Hashable]
+    shared_units: int
+    percent_agreement: float
+    agreement_count: int
+    wilson95: list[float]
+    cohen_kappa: float
+    cohen_kappa_linear: float
+    cohen_kappa_quadratic: float
+    gwet_ac1: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "raters": list(self.raters),
+            "shared_units": self.shared_units,
+            "percent_agreement": self.percent_agreement,
+            "agreement_count": self.agreement_count,
+            "wilson95": self.wilson95,
+            "cohen_kappa": self.cohen_kappa,
+            "cohen_kappa_linear": self.cohen_kappa_linear,
+            "cohen_kappa_quadratic": self.cohen_kappa_quadratic,
+            "gwet_ac1": self.gwet_ac1,
+        }
+
+
+@dataclass(frozen=True)
+class Alphas:
+    """Krippendorff's alpha at three levels; interval is None for a table of labels."""
+
+    nominal: float
+    ordinal: float
+    interval: float | None
+
+
+@dataclass(frozen=True)
+class RatingsSummary:
+    """Every statistic `agreement stats` reports for one ratings table."""
+
+    n_units: int
+    n_raters: int
+    n_ratings: int
+    values: list[Hashable]  # lowest first: the declared order, else sorted
+    alpha: Alphas
+    order: list[Hashable] | None  # the declared order (absent from JSON without one)
+    fleiss_units: int  # units every rater rated
+    fleiss_kappa: float
+    two_raters: TwoRaterSummary | None  # exactly two raters only
+
+    @property
+    def numeric(self) -> bool:
+        return all(isinstance(v, int | float) for v in self.values)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "n_units": self.n_units,
+            "n_raters": self.n_raters,
+            "n_ratings": self.n_ratings,
+            "values": self.values,
+            "krippendorff_alpha": {
+                "nominal": self.alpha.nominal,
+                "ordinal": self.alpha.ordinal,
+                "interval": self.alpha.interval,
+            },
+        }
+        if self.order is not None:
+            out["order"] = list(self.order)
+        out["fleiss_units"] = self.fleiss_units
+        out["fleiss_kappa"] = self.fleiss_kappa
+        if self.two_raters is not None:
+            out.update(self.two_raters.to_json())
+        return out
 
 
 def percent_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> tuple[int, int]:
@@ -63,7 +140,7 @@ def _pivot(
 
 def ratings_summary(
     ratings: Iterable[Rating], order: Sequence[Hashable] | None = None
-) -> dict[str, Any]:
+) -> RatingsSummary:
     """Every statistic `agreement stats` reports for one ratings table.
 
     `order` lists the labels lowest first (each observed value must be in it): ordinal
@@ -94,29 +171,29 @@ def ratings_summary(
             [_real(by_unit[u][r]) if r in by_unit[u] else math.nan for u in units] for r in raters
         ]
         interval = krippendorff_alpha(real, "interval", sorted(_real(v) for v in values))
-    out: dict[str, Any] = {
-        "n_units": len(units),
-        "n_raters": len(raters),
-        "n_ratings": sum(len(row) for row in by_unit.values()),
-        "values": values,
-        "krippendorff_alpha": {
-            "nominal": krippendorff_alpha(matrix, "nominal", domain),
-            "ordinal": krippendorff_alpha(matrix, "ordinal", domain),
-            "interval": interval,
-        },
-    }
-    if order is not None:
-        out["order"] = list(order)
+    alpha = Alphas(
+        krippendorff_alpha(matrix, "nominal", domain),
+        krippendorff_alpha(matrix, "ordinal", domain),
+        interval,
+    )
     full = [u for u in units if len(by_unit[u]) == len(raters)]
-    out["fleiss_units"] = len(full)
+    fleiss = math.nan
     if full and len(raters) >= 2:
         _, table = category_counts([list(by_unit[u].values()) for u in full], values)
-        out["fleiss_kappa"] = fleiss_kappa(table)
-    else:
-        out["fleiss_kappa"] = math.nan
-    if len(raters) == 2:
-        out.update(two_rater_summary(by_unit, raters[0], raters[1], values))
-    return out
+        fleiss = fleiss_kappa(table)
+    return RatingsSummary(
+        n_units=len(units),
+        n_raters=len(raters),
+        n_ratings=sum(len(row) for row in by_unit.values()),
+        values=values,
+        alpha=alpha,
+        order=None if order is None else list(order),
+        fleiss_units=len(full),
+        fleiss_kappa=fleiss,
+        two_raters=(
+            two_rater_summary(by_unit, raters[0], raters[1], values) if len(raters) == 2 else None
+        ),
+    )
 
 
 def two_rater_summary(
@@ -124,7 +201,7 @@ def two_rater_summary(
     first: Hashable,
     second: Hashable,
     labels: Sequence[Hashable],
-) -> dict[str, Any]:
+) -> TwoRaterSummary:
     """Percent agreement (+ Wilson), Cohen's kappa (3 weightings), Gwet's AC1 on shared units."""
     both = [
         u for u in sorted(by_unit, key=_order_key) if first in by_unit[u] and second in by_unit[u]
@@ -132,18 +209,18 @@ def two_rater_summary(
     a = [by_unit[u][first] for u in both]
     b = [by_unit[u][second] for u in both]
     agree, total = percent_agreement(a, b)
-    prop = proportion(agree, total)
-    return {
-        "raters": [first, second],
-        "shared_units": total,
-        "percent_agreement": prop["rate"],
-        "agreement_count": agree,
-        "wilson95": prop["wilson95"],
-        "cohen_kappa": cohen_kappa(a, b, None, labels) if total else math.nan,
-        "cohen_kappa_linear": cohen_kappa(a, b, "linear", labels) if total else math.nan,
-        "cohen_kappa_quadratic": cohen_kappa(a, b, "quadratic", labels) if total else math.nan,
-        "gwet_ac1": gwet_ac1(a, b) if total else math.nan,
-    }
+    lo, hi = wilson_interval(agree, total)
+    return TwoRaterSummary(
+        raters=(first, second),
+        shared_units=total,
+        percent_agreement=agree / total if total else math.nan,
+        agreement_count=agree,
+        wilson95=[lo, hi],
+        cohen_kappa=cohen_kappa(a, b, None, labels) if total else math.nan,
+        cohen_kappa_linear=cohen_kappa(a, b, "linear", labels) if total else math.nan,
+        cohen_kappa_quadratic=cohen_kappa(a, b, "quadratic", labels) if total else math.nan,
+        gwet_ac1=gwet_ac1(a, b) if total else math.nan,
+    )
 
 
 def page_set_agreement(

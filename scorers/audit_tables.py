@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -29,6 +30,98 @@ STRATA: dict[str, Callable[[ItemInfo], str]] = {
     "release": lambda it: it.release,
     "source": lambda it: it.source,
 }
+
+
+@dataclass(frozen=True)
+class TwoRaterFigures:
+    """Grade and condition agreement of two raters (proportions: `{count, total, rate,
+    wilson95}` as `scorers.wilson.proportion` gives them)."""
+
+    pairs: int
+    conditions: int
+    exact_grade_agreement: dict[str, Any]
+    grade_kappa_linear: float
+    confusion: list[list[int]]  # rows: first rater, columns: second; by derived grade
+    condition_agreement: dict[str, Any]
+    condition_kappa: float
+    page_set_agreement: dict[str, Any]  # `{count, total, rate}`
+
+    def to_json(self, confusion: bool = True) -> dict[str, Any]:
+        """The figures; a stratum's leave the confusion matrix out (`confusion` False)."""
+        out: dict[str, Any] = {
+            "pairs": self.pairs,
+            "conditions": self.conditions,
+            "exact_grade_agreement": self.exact_grade_agreement,
+            "grade_kappa_linear": self.grade_kappa_linear,
+            "confusion": self.confusion,
+            "condition_agreement": self.condition_agreement,
+            "condition_kappa": self.condition_kappa,
+            "page_set_agreement": self.page_set_agreement,
+        }
+        if not confusion:
+            del out["confusion"]
+        return out
+
+
+@dataclass(frozen=True)
+class MultiRaterFigures:
+    """Unanimity and Fleiss of three or more raters; each pair's agreement (`items`: the
+    items that pair completed) with its kappa."""
+
+    pairs: int
+    conditions: int
+    unanimous: dict[str, Any]  # `{count, total, rate}`
+    positive_votes: dict[str, Any]  # `{count, total}`
+    fleiss_kappa: float
+    pairwise_agreement: dict[str, dict[str, Any]]  # "a-b": proportion + kappa + items
+
+    def to_json(self, confusion: bool = True) -> dict[str, Any]:
+        return {
+            "pairs": self.pairs,
+            "conditions": self.conditions,
+            "unanimous": self.unanimous,
+            "positive_votes": self.positive_votes,
+            "fleiss_kappa": self.fleiss_kappa,
+            "pairwise_agreement": self.pairwise_agreement,
+        }
+
+
+Figures = TwoRaterFigures | MultiRaterFigures
+
+
+@dataclass(frozen=True)
+class AuditTable:
+    """The agreement table of one packet, with the same figures per stratum."""
+
+    packet_id: str
+    kind: str
+    raters: list[str]
+    items_in_packet: int
+    incomplete_pairs: int  # items not finished by every rater
+    figures: Figures
+    quotes_exact: dict[str, int]  # `{count, total}` over the completed items
+    clear_by_all: dict[str, int]  # `{count, total}`
+    positives: dict[str, int]  # supported conditions per rater
+    strata: dict[str, dict[str, Figures]]  # stratum -> value -> figures
+    pair_grades: list[dict[str, Any]]  # one record per full item (`pair_grades`)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "packet_id": self.packet_id,
+            "kind": self.kind,
+            "raters": self.raters,
+            "items_in_packet": self.items_in_packet,
+            "incomplete_pairs": self.incomplete_pairs,
+            **self.figures.to_json(),
+            "quotes_exact": self.quotes_exact,
+            "clear_by_all": self.clear_by_all,
+            "positives": self.positives,
+            "strata": {
+                name: {value: fig.to_json(confusion=False) for value, fig in groups.items()}
+                for name, groups in self.strata.items()
+            },
+            "pair_grades": self.pair_grades,
+        }
 
 
 def derive_grade(item: ItemInfo, resp: ItemResponse) -> int:
@@ -62,7 +155,7 @@ def pair_grades(
 
 def _two_rater(
     items: Sequence[ItemInfo], responses: Responses, first: str, second: str
-) -> dict[str, Any]:
+) -> TwoRaterFigures:
     ra, rb = responses[first], responses[second]
     full = [it for it in items if it.full]
     ga = [derive_grade(it, ra[it.item_id]) for it in full]
@@ -83,16 +176,16 @@ def _two_rater(
     _, cmat = confusion(ca, cb, labels=[False, True])
     agree_grade = sum(1 for x, y in zip(ga, gb, strict=True) if x == y)
     agree_cond = sum(1 for x, y in zip(ca, cb, strict=True) if x == y)
-    return {
-        "pairs": len(items),
-        "conditions": len(ca),
-        "exact_grade_agreement": proportion(agree_grade, len(full)),
-        "grade_kappa_linear": kappa_from_confusion(mat, "linear") if full else math.nan,
-        "confusion": mat.tolist(),
-        "condition_agreement": proportion(agree_cond, len(ca)),
-        "condition_kappa": kappa_from_confusion(cmat) if ca else math.nan,
-        "page_set_agreement": page_set_agreement(pa, pb),
-    }
+    return TwoRaterFigures(
+        pairs=len(items),
+        conditions=len(ca),
+        exact_grade_agreement=proportion(agree_grade, len(full)),
+        grade_kappa_linear=kappa_from_confusion(mat, "linear") if full else math.nan,
+        confusion=mat.tolist(),
+        condition_agreement=proportion(agree_cond, len(ca)),
+        condition_kappa=kappa_from_confusion(cmat) if ca else math.nan,
+        page_set_agreement=page_set_agreement(pa, pb),
+    )
 
 
 def _binary_table(
@@ -110,7 +203,7 @@ def _multi_rater(
     responses: Responses,
     raters: Sequence[str],
     pool: Sequence[ItemInfo],
-) -> dict[str, Any]:
+) -> MultiRaterFigures:
     """Unanimity and Fleiss over the items every rater completed; each pair's agreement
     over the items *that pair* completed (`pool`: the candidate items), with their count."""
     rows = _binary_table(items, responses, raters)
@@ -127,18 +220,18 @@ def _multi_rater(
             "kappa": kappa_from_confusion(cmat) if both else math.nan,
             "items": len(shared),
         }
-    return {
-        "pairs": len(items),
-        "conditions": len(rows),
-        "unanimous": {
+    return MultiRaterFigures(
+        pairs=len(items),
+        conditions=len(rows),
+        unanimous={
             "count": unanimous,
             "total": len(rows),
             "rate": unanimous / len(rows) if rows else math.nan,
         },
-        "positive_votes": {"count": sum(sum(r) for r in rows), "total": len(rows) * len(raters)},
-        "fleiss_kappa": fleiss_kappa(table) if rows else math.nan,
-        "pairwise_agreement": pairwise,
-    }
+        positive_votes={"count": sum(sum(r) for r in rows), "total": len(rows) * len(raters)},
+        fleiss_kappa=fleiss_kappa(table) if rows else math.nan,
+        pairwise_agreement=pairwise,
+    )
 
 
 def _completed(
@@ -157,38 +250,22 @@ def _figures(
     responses: Responses,
     raters: Sequence[str],
     pool: Sequence[ItemInfo],
-) -> dict[str, Any]:
+) -> Figures:
     if len(raters) == 2:
         return _two_rater(items, responses, raters[0], raters[1])
     return _multi_rater(items, responses, raters, pool)
 
 
-def audit_report(packet: PacketInfo, responses: Responses, raters: Sequence[str]) -> dict[str, Any]:
+def audit_report(packet: PacketInfo, responses: Responses, raters: Sequence[str]) -> AuditTable:
     """The initial-audit (2 raters) or adjudication (3+ raters) agreement table with strata."""
     if len(raters) < 2:
         raise ValueError("agreement needs at least two raters")
     items = completed_items(packet, responses, raters)
-    out: dict[str, Any] = {
-        "packet_id": packet.packet_id,
-        "kind": packet.kind,
-        "raters": list(raters),
-        "items_in_packet": len(packet.items),
-        "incomplete_pairs": len(packet.items) - len(items),
-    }
-    out.update(_figures(items, responses, raters, packet.items))
     resp_rows = [responses[r][it.item_id] for it in items for r in raters]
     qtot = sum(c.quotes_total for x in resp_rows for c in x.conditions.values())
     qok = sum(c.quotes_exact for x in resp_rows for c in x.conditions.values())
-    out["quotes_exact"] = {"count": qok, "total": qtot}
     clear = sum(1 for it in items if not any(responses[r][it.item_id].unclear for r in raters))
-    out["clear_by_all"] = {"count": clear, "total": len(items)}
-    out["positives"] = {
-        r: sum(
-            1 for it in items for c in responses[r][it.item_id].conditions.values() if c.supported
-        )
-        for r in raters
-    }
-    strata: dict[str, dict[str, Any]] = {}
+    strata: dict[str, dict[str, Figures]] = {}
     for name, keyfn in STRATA.items():
         groups: dict[str, list[ItemInfo]] = {}
         for it in items:
@@ -197,14 +274,27 @@ def audit_report(packet: PacketInfo, responses: Responses, raters: Sequence[str]
         for it in packet.items:
             pools.setdefault(keyfn(it), []).append(it)
         strata[name] = {
-            value: _strip(_figures(group, responses, raters, pools[value]))
+            value: _figures(group, responses, raters, pools[value])
             for value, group in sorted(groups.items())
         }
-    out["strata"] = strata
-    out["pair_grades"] = pair_grades(items, responses, raters)
-    return out
-
-
-def _strip(fig: dict[str, Any]) -> dict[str, Any]:
-    fig.pop("confusion", None)
-    return fig
+    return AuditTable(
+        packet_id=packet.packet_id,
+        kind=packet.kind,
+        raters=list(raters),
+        items_in_packet=len(packet.items),
+        incomplete_pairs=len(packet.items) - len(items),
+        figures=_figures(items, responses, raters, packet.items),
+        quotes_exact={"count": qok, "total": qtot},
+        clear_by_all={"count": clear, "total": len(items)},
+        positives={
+            r: sum(
+                1
+                for it in items
+                for c in responses[r][it.item_id].conditions.values()
+                if c.supported
+            )
+            for r in raters
+        },
+        strata=strata,
+        pair_grades=pair_grades(items, responses, raters),
+    )

@@ -6,12 +6,13 @@ The figures are the pure `scorers.audit_tables.audit_report` of the packet's jou
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from audit_chain.campaign_io import load_packet_info, load_streams
-from audit_chain.rater_choice import describe_raters, pick_raters
-from scorers.audit_tables import audit_report
+from audit_chain.rater_choice import RaterChoice, describe_raters, pick_raters
+from scorers.audit_tables import AuditTable, TwoRaterFigures, audit_report
 from services.projects import ProjectRef, project_at
 from services.report import STAT_COLUMNS, Stat
 from vocabulary.tables import table
@@ -34,49 +35,58 @@ _TAIL: tuple[tuple[str, str], ...] = (
 )
 
 
+def stat_rows(out: Mapping[str, Any]) -> list[Stat]:
+    """The statistics of an `agreement audit` JSON object, in the table's order: a row
+    for each figure the object has (the admin page reads saved objects through it too)."""
+    rows = [Stat("pairs / conditions", out["pairs"], out["conditions"])]
+    if "incomplete_pairs" in out:
+        rows.append(
+            Stat(
+                "incomplete pairs (not finished by every rater)",
+                out["incomplete_pairs"],
+                out["items_in_packet"],
+                joiner=" of ",
+            )
+        )
+    for label, key in _ROWS:
+        if key not in out:
+            continue
+        v = out[key]
+        rows.append(Stat.of(label, v) if isinstance(v, dict) else Stat(label, value=v))
+    for pair, p in (out.get("pairwise_agreement") or {}).items():
+        # each pair over the items both completed: say how many
+        rows.append(Stat.of(f"agreement {pair} ({p['items']} items)", p, p.get("kappa")))
+    rows += [Stat.of(label, out[key]) for label, key in _TAIL if key in out]
+    return rows
+
+
 @dataclass(frozen=True)
 class AgreementReport:
-    """The audit table of one packet. `body` is the released `--json` object, key for key."""
+    """The audit table of one packet (`scorers.audit_tables.AuditTable`), the raters it
+    counts and why, and the identical streams collapsed before counting."""
 
-    body: dict[str, Any]
+    audit: AuditTable
+    choice: RaterChoice
+    duplicate_streams: list[list[str]]
 
     @property
     def raters(self) -> list[str]:
-        return list(self.body["raters"])
+        return list(self.choice.names)
 
     @property
     def confusion(self) -> list[list[int]] | None:
-        return self.body.get("confusion")
-
-    @property
-    def duplicate_streams(self) -> list[list[str]]:
-        return list(self.body.get("duplicate_streams") or [])
+        fig = self.audit.figures
+        return fig.confusion if isinstance(fig, TwoRaterFigures) else None
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        """The released `--json` object, key for key (the choice's `raters` keeps its place)."""
+        out = self.audit.to_json()
+        out.update(self.choice.to_json())
+        out["duplicate_streams"] = self.duplicate_streams
+        return out
 
     def stats(self) -> list[Stat]:
-        out = self.body
-        rows = [Stat("pairs / conditions", out["pairs"], out["conditions"])]
-        if "incomplete_pairs" in out:
-            rows.append(
-                Stat(
-                    "incomplete pairs (not finished by every rater)",
-                    out["incomplete_pairs"],
-                    out["items_in_packet"],
-                    joiner=" of ",
-                )
-            )
-        for label, key in _ROWS:
-            if key not in out:
-                continue
-            v = out[key]
-            rows.append(Stat.of(label, v) if isinstance(v, dict) else Stat(label, value=v))
-        for pair, p in (out.get("pairwise_agreement") or {}).items():
-            # each pair over the items both completed: say how many
-            rows.append(Stat.of(f"agreement {pair} ({p['items']} items)", p, p.get("kappa")))
-        rows += [Stat.of(label, out[key]) for label, key in _TAIL if key in out]
-        return rows
+        return stat_rows(self.to_json())
 
     columns = STAT_COLUMNS
 
@@ -84,8 +94,15 @@ class AgreementReport:
         """The admin page's table: one dict per statistic, numbers as they are."""
         return [s.cells() for s in self.stats()]
 
+    @staticmethod
+    def rows_of(obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """`rows()` of a saved `--json` object (the admin page's figures)."""
+        return [s.cells() for s in stat_rows(obj)]
+
     def raters_line(self) -> str:
-        return describe_raters(self.body)
+        return describe_raters(
+            {**self.choice.to_json(), "duplicate_streams": self.duplicate_streams}
+        )
 
     def table(self) -> str:
         """The CLI's text: which raters, the statistics, the grade confusion (two raters)."""
@@ -113,7 +130,5 @@ def agreement_audit(
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
     choice = pick_raters(project, packet, streams, raters, remember=remember)
-    out = audit_report(packet, streams.all_responses, choice.names)
-    out.update(choice.to_json())
-    out["duplicate_streams"] = streams.duplicates
-    return AgreementReport(out)
+    audit = audit_report(packet, streams.all_responses, choice.names)
+    return AgreementReport(audit, choice, streams.duplicates)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +69,59 @@ _COLUMNS = ("transition", "count", "to gold", "stays partial", "left gold")
 
 @dataclass(frozen=True)
 class FinalizeReport:
-    """What finalize wrote and changed. `body` is the released `--json` object."""
+    """What finalize wrote and changed: the revision's figures (`policies.revision`), the
+    raters and packets behind it, the files written with their SHA-256."""
 
-    body: dict[str, Any]
+    out: Path
+    transitions: dict[str, int]
+    transition_detail: dict[str, dict[str, int]]
+    changed: int
+    reviewed_pairs: int
+    became_gold: int
+    left_gold: int
+    removed_queries: list[dict[str, Any]]
+    corrections_by_stratum: list[dict[str, Any]]
+    corrections_by_stage: list[dict[str, Any]]
+    stages: list[dict[str, Any]]
+    pending: list[dict[str, Any]]  # pairs kept at their grade (--allow-pending)
+    initial_raters: dict[str, Any] | None  # the initial packet's rater choice, as JSON
+    voters: dict[str, Any]
+    packets: dict[str, Any]  # initial, adjudication, challenge packet names
+    qrels_rows: int
+    grade_scale: dict[str, Any] | None  # a classic benchmark's grade scale mapping
+    outputs: dict[str, str]  # file name -> SHA-256
+    trec_unwritable_ids: list[str]
+    extra: tuple[tuple[str, Any], ...] = ()  # keys the CLI adds (`manifest_out`)
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        """The released `--json` object, key for key."""
+        out: dict[str, Any] = {
+            "out": str(self.out),
+            "transitions": self.transitions,
+            "transition_detail": self.transition_detail,
+            "changed": self.changed,
+            "reviewed_pairs": self.reviewed_pairs,
+            "became_gold": self.became_gold,
+            "left_gold": self.left_gold,
+            "removed_queries": self.removed_queries,
+            "corrections_by_stratum": self.corrections_by_stratum,
+            "corrections_by_stage": self.corrections_by_stage,
+            "stages": self.stages,
+            "pending": self.pending,
+            "initial_raters": self.initial_raters,
+            "voters": self.voters,
+            "packets": self.packets,
+            "qrels_rows": self.qrels_rows,
+            "grade_scale": self.grade_scale,
+            "outputs": self.outputs,
+            "trec_unwritable_ids": self.trec_unwritable_ids,
+        }
+        out.update(self.extra)
+        return out
 
     def with_entry(self, key: str, value: Any) -> FinalizeReport:
         """The report with one more key (the CLI's `manifest_out`)."""
-        return FinalizeReport({**self.body, key: value})
+        return replace(self, extra=(*self.extra, (key, value)))
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per grade transition (count, to gold, stays partial, left gold)."""
@@ -90,40 +133,37 @@ class FinalizeReport:
                 "stays partial": d["stayed_partial"],
                 "left gold": d["left_gold"],
             }
-            for t, d in self.body["transition_detail"].items()
+            for t, d in self.transition_detail.items()
         ]
 
     def table(self) -> str:
-        out = self.body
         parts = []
-        if out.get("initial_raters"):
-            init = out["packets"]["initial"]
-            parts.append(f"initial packet {init}: " + describe_raters(out["initial_raters"]))
+        if self.initial_raters:
+            init = self.packets["initial"]
+            parts.append(f"initial packet {init}: " + describe_raters(self.initial_raters))
         parts.append(table([[r[c] for c in _COLUMNS] for r in self.rows()], list(_COLUMNS)))
         parts.append(
-            f"{out['changed']}/{out['reviewed_pairs']} reviewed grades changed; "
-            f"{out['qrels_rows']} qrels rows"
+            f"{self.changed}/{self.reviewed_pairs} reviewed grades changed; "
+            f"{self.qrels_rows} qrels rows"
         )
-        if out.get("corrections_by_stage"):
-            parts.append(stage_stratum_table(out["corrections_by_stage"]))
-        parts += [f"removed query {r['query_id']} (no gold left)" for r in out["removed_queries"]]
-        if out["pending"]:
-            parts.append(
-                f"{len(out['pending'])} pending pair(s) kept their grade (--allow-pending):"
-            )
+        if self.corrections_by_stage:
+            parts.append(stage_stratum_table(self.corrections_by_stage))
+        parts += [f"removed query {r['query_id']} (no gold left)" for r in self.removed_queries]
+        if self.pending:
+            parts.append(f"{len(self.pending)} pending pair(s) kept their grade (--allow-pending):")
             parts.append(
                 table(
-                    [[p["query_id"], p["doc_id"], p["reason"]] for p in out["pending"]],
+                    [[p["query_id"], p["doc_id"], p["reason"]] for p in self.pending],
                     ["query", "document", "why pending"],
                 )
             )
-        if out.get("trec_unwritable_ids"):
+        if self.trec_unwritable_ids:
             parts.append(
                 "no TREC copy (qrels.txt): ids a TREC file cannot carry: "
-                + describe_ids(out["trec_unwritable_ids"])
+                + describe_ids(self.trec_unwritable_ids)
                 + "; the revised qrels are BEIR TSV (qrels.tsv)"
             )
-        parts.append(f"wrote {out['out']}")
+        parts.append(f"wrote {self.out}")
         return "\n".join(parts)
 
 
@@ -158,7 +198,7 @@ def finalize(
     )  # fmt: skip
     if manifest_out is None:
         return report
-    made = [out_dir / name for name in report.body["outputs"]]
+    made = [out_dir / name for name in report.outputs]
     write_command_manifest(manifest_out, argv, ins, made)
     return report.with_entry("manifest_out", str(manifest_out))
 
@@ -226,25 +266,23 @@ def _finalize(
         _write(out_dir / name, texts[name])
     outputs["manifest.json"] = hashlib.sha256(texts["manifest.json"].encode()).hexdigest()
     return FinalizeReport(
-        {
-            "out": str(out_dir),
-            "transitions": result["transitions"],
-            "transition_detail": result["transition_detail"],
-            "changed": len(result["changes"]),
-            "reviewed_pairs": result["reviewed_pairs"],
-            "became_gold": result["became_gold"],
-            "left_gold": result["left_gold"],
-            "removed_queries": result["removed_queries"],
-            "corrections_by_stratum": result["corrections_by_stratum"],
-            "corrections_by_stage": result["corrections_by_stage"],
-            "stages": result["stages"],
-            "pending": result["pending"],
-            "initial_raters": result["initial_raters"],
-            "voters": result["voters"],
-            "packets": result["packets"],
-            "qrels_rows": len(qrel_rows),
-            "grade_scale": classic_info,
-            "outputs": outputs,
-            "trec_unwritable_ids": unwritable,
-        }
+        out=out_dir,
+        transitions=result["transitions"],
+        transition_detail=result["transition_detail"],
+        changed=len(result["changes"]),
+        reviewed_pairs=result["reviewed_pairs"],
+        became_gold=result["became_gold"],
+        left_gold=result["left_gold"],
+        removed_queries=result["removed_queries"],
+        corrections_by_stratum=result["corrections_by_stratum"],
+        corrections_by_stage=result["corrections_by_stage"],
+        stages=result["stages"],
+        pending=result["pending"],
+        initial_raters=result["initial_raters"],
+        voters=result["voters"],
+        packets=result["packets"],
+        qrels_rows=len(qrel_rows),
+        grade_scale=classic_info,
+        outputs=outputs,
+        trec_unwritable_ids=unwritable,
     )

@@ -159,7 +159,7 @@ def classic_impact(
     by_measure = {
         m: analyse(
             tags, Matrices(values["before"][m], values["after"][m], in_b, in_a), pairs, settings
-        )
+        ).to_json()
         for m in names
     }
     depths = sorted({opts.k, *(_depth(m, opts.k) for m in names)})

@@ -1,4 +1,5 @@
-"""`evaudit packet stats` and `packet recall`: a packet's candidate pool, in figures.
+"""`evaudit packet stats` and `packet recall`: a packet's candidate pool, in figures
+(the composition is the typed `PoolStats`, with its own `to_json` and `table`).
 
 The statistics are `packet_builder.pool_stats` (composition from the admin key; the
 held-out recall rebuilds the pool without the selected and construction routes).
@@ -11,41 +12,16 @@ from typing import Any
 
 from campaign.packets import read_admin_key
 from packet_builder.packets import packet_row
-from packet_builder.pool_stats import RecallResult, held_out_recall, pool_stats
+from packet_builder.pool_stats import PoolStats, RecallResult, held_out_recall, pool_stats
 from services.projects import ProjectRef, project_at
 from vocabulary.tables import table
 
 
-@dataclass(frozen=True)
-class PoolStatsReport:
-    """Pool composition; `body` is the released `--json` object."""
-
-    body: dict[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        return self.body
-
-    def rows(self) -> list[list[object]]:
-        s = self.body
-        ppc = s["pages_per_condition"]
-        return [
-            ["Pairs / conditions", f"{s['pairs']} / {s['conditions']}"],
-            ["Displayed page contexts", s["page_contexts"]],
-            [
-                "Pages per condition (min / mean / max)",
-                f"{ppc['min']} / {ppc['mean']:.2f} / {ppc['max']}",
-            ],
-        ] + [[f"{r} memberships", n] for r, n in s["route_memberships"].items()]
-
-    def table(self) -> str:
-        return table(self.rows(), ["Candidate-pool statistic", "Count"])
-
-
-def packet_pool_stats(project: ProjectRef, name: str) -> PoolStatsReport:
+def packet_pool_stats(project: ProjectRef, name: str) -> PoolStats:
     """Pool composition of packet `name` (an unknown packet is the registry's error)."""
     opened = project_at(project)
     packet_row(opened, name)
-    return PoolStatsReport(pool_stats(read_admin_key(opened, name)))
+    return pool_stats(read_admin_key(opened, name))
 
 
 @dataclass(frozen=True)

@@ -9,49 +9,51 @@ from typing import Any
 
 from audit_chain.campaign_io import read_ratings_csv
 from formats.classic import guideline_labels
-from scorers.agreement import ratings_summary
+from scorers.agreement import RatingsSummary, ratings_summary
 from services.report import num
 from vocabulary.errors import InputError
 from vocabulary.tables import table
 
 
-def _ordinal_label(out: dict[str, Any]) -> str:
-    if "order" in out:
-        return f"Krippendorff alpha ordinal ({' < '.join(map(str, out['order']))})"
-    numeric = all(isinstance(v, int | float) for v in out["values"])
-    return "Krippendorff alpha ordinal" + ("" if numeric else " (labels in alphabetical order)")
+def _ordinal_label(summary: RatingsSummary) -> str:
+    if summary.order is not None:
+        return f"Krippendorff alpha ordinal ({' < '.join(map(str, summary.order))})"
+    return "Krippendorff alpha ordinal" + (
+        "" if summary.numeric else " (labels in alphabetical order)"
+    )
 
 
 @dataclass(frozen=True)
 class RatingsReport:
-    """Krippendorff's alpha, Fleiss' kappa and (two raters) Cohen's kappa, AC1, Wilson CI.
-    `body` is the released `--json` object."""
+    """Krippendorff's alpha, Fleiss' kappa and (two raters) Cohen's kappa, AC1, Wilson CI
+    of one ratings table (`scorers.agreement.RatingsSummary`)."""
 
-    body: dict[str, Any]
+    summary: RatingsSummary
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        """The released `--json` object, key for key."""
+        return self.summary.to_json()
 
     def rows(self) -> list[tuple[str, str]]:
         """(statistic, value) as printed; an undefined statistic reads n/a."""
-        out = self.body
-        alpha = out["krippendorff_alpha"]
+        s = self.summary
         rows = [
-            ("units / raters", f"{out['n_units']} / {out['n_raters']}"),
-            ("Krippendorff alpha nominal", num(alpha["nominal"])),
-            (_ordinal_label(out), num(alpha["ordinal"])),
-            ("Krippendorff alpha interval", num(alpha["interval"])),
-            (f"Fleiss kappa ({out['fleiss_units']} units)", num(out["fleiss_kappa"])),
+            ("units / raters", f"{s.n_units} / {s.n_raters}"),
+            ("Krippendorff alpha nominal", num(s.alpha.nominal)),
+            (_ordinal_label(s), num(s.alpha.ordinal)),
+            ("Krippendorff alpha interval", num(s.alpha.interval)),
+            (f"Fleiss kappa ({s.fleiss_units} units)", num(s.fleiss_kappa)),
         ]
-        if "cohen_kappa" in out:
-            lo, hi = out["wilson95"]
-            agree = f"{100 * out['percent_agreement']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+        two = s.two_raters
+        if two is not None:
+            lo, hi = two.wilson95
+            agree = f"{100 * two.percent_agreement:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
             rows += [
                 ("percent agreement", agree),
-                ("Cohen kappa", num(out["cohen_kappa"])),
-                ("Cohen kappa linear", num(out["cohen_kappa_linear"])),
-                ("Cohen kappa quadratic", num(out["cohen_kappa_quadratic"])),
-                ("Gwet AC1", num(out["gwet_ac1"])),
+                ("Cohen kappa", num(two.cohen_kappa)),
+                ("Cohen kappa linear", num(two.cohen_kappa_linear)),
+                ("Cohen kappa quadratic", num(two.cohen_kappa_quadratic)),
+                ("Gwet AC1", num(two.gwet_ac1)),
             ]
         return rows
 

@@ -25,6 +25,7 @@ from scorers.rop.declaration import Validation
 from scorers.rop.declaration import schema as declaration_schema
 from scorers.rop.envelope import EnvelopeReport, envelope_report
 from scorers.rop.evaluate import RopResult
+from scorers.rop.targets import TargetComparison
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
 
@@ -178,45 +179,48 @@ _TARGET_COLUMNS = (
 
 @dataclass(frozen=True)
 class TargetsReport:
-    """`rop targets`: joint P/H counts and both recalls per stack and cutoff. `body` is
-    `--json`."""
+    """`rop targets`: joint P/H counts and both recalls per stack and cutoff
+    (`scorers.rop.targets.TargetComparison`)."""
 
-    body: dict[str, Any]
+    comparison: TargetComparison
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        return self.comparison.to_json()
 
     def rows(self) -> list[list[Any]]:
         """One row per stack, cutoff (and group: "all" when ungrouped)."""
-        return [
-            [r[c] if r[c] is not None else "all" for c in _TARGET_COLUMNS]
-            + [r["recall_selected"], r["recall_trace"]]
-            for r in self.body["table"]
-        ]
+        out = []
+        for row in self.comparison.table:
+            r = row.to_json()
+            out.append(
+                [r[c] if r[c] is not None else "all" for c in _TARGET_COLUMNS]
+                + [r["recall_selected"], r["recall_trace"]]
+            )
+        return out
 
     def pair_lines(self) -> list[str]:
         out = []
-        for p in self.body["pairs"]:
+        for p in self.comparison.pairs:
             line = (
-                f"{p['base']} -> {p['new']} @ {p['cutoff']}: change "
-                f"{p['change_points']:+.1f} points (miss->hit {p['miss_to_hit']}, hit->miss "
-                f"{p['hit_to_miss']})"
+                f"{p.base} -> {p.new} @ {p.cutoff}: change "
+                f"{p.change_points:+.1f} points (miss->hit {p.miss_to_hit}, hit->miss "
+                f"{p.hit_to_miss})"
             )
-            boot = p.get("bootstrap")
-            if boot and boot["ci_low"] is not None:
+            boot = p.bootstrap
+            if boot is not None and boot.ci_low is not None and boot.ci_high is not None:
                 line += (
-                    f", 95% cluster bootstrap [{100 * boot['ci_low']:.1f}, "
-                    f"{100 * boot['ci_high']:.1f}] over {boot['clusters']} clusters"
+                    f", 95% cluster bootstrap [{100 * boot.ci_low:.1f}, "
+                    f"{100 * boot.ci_high:.1f}] over {boot.clusters} clusters"
                 )
             out.append(line)
         return out
 
     def table(self) -> str:
-        b = self.body
+        c = self.comparison
         head = (
-            f"records: {b['records']}  usable: {b['usable_records']}  distinct: "
-            f"{b['distinct_records']}  aligned: {b['aligned_records']}  scored "
-            f"({b['subset']}): {b['records_scored']}"
+            f"records: {c.records}  usable: {c.usable_records}  distinct: "
+            f"{c.distinct_records}  aligned: {c.aligned_records}  scored "
+            f"({c.subset}): {c.records_scored}"
         )
         grid = table(self.rows(), [*_TARGET_COLUMNS, "recall_U", "recall_G"])
         return "\n".join([head, grid, *self.pair_lines()])

@@ -64,7 +64,7 @@ def journal_database(project: Project) -> str | None:
 
 
 @dataclass(frozen=True)
-class ServeReport:
+class ServeSetup:
     """What `evaudit serve` prints to stderr before starting the server on `root`."""
 
     root: Path
@@ -79,7 +79,7 @@ class ServeReport:
         return out
 
 
-def prepare_serve(directory: Path, metrics: bool = False) -> ServeReport:
+def prepare_serve(directory: Path, metrics: bool = False) -> ServeSetup:
     """`evaudit serve`: check what the server needs, then write the page maps."""
     project = as_project(directory)
     if metrics and not has_metrics_token(project):
@@ -89,4 +89,4 @@ def prepare_serve(directory: Path, metrics: bool = False) -> ServeReport:
             hint=f"run `evaudit admin metrics-token {directory}` first",
         )
     journals = journal_database(project)
-    return ServeReport(project.root, journals, tuple(prepare_serving(project)))
+    return ServeSetup(project.root, journals, tuple(prepare_serving(project)))

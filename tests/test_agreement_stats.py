@@ -79,7 +79,7 @@ def test_ratings_summary_matches_references_with_missing(seed: int) -> None:
                 continue  # missing rating
             v = int(truth[u]) if rng.random() < 0.7 else int(rng.integers(1, 5))
             rows.append((f"u{u:03d}", f"r{r}", v))
-    out = ratings_summary(rows)
+    out = ratings_summary(rows).to_json()
     raters = sorted({r for _, r, _ in rows})
     unit_ids = sorted({u for u, _, _ in rows})
     lookup = {(u, r): v for u, r, v in rows}
@@ -121,7 +121,7 @@ def test_label_values_are_nominal_only_for_interval() -> None:
         ("c", "x", "non"),
         ("c", "y", "non"),
     ]
-    out = ratings_summary(rows)
+    out = ratings_summary(rows).to_json()
     assert out["krippendorff_alpha"]["interval"] is None
     assert out["percent_agreement"] == pytest.approx(2 / 3)
     a, b = ["rel", "non", "non"], ["rel", "rel", "non"]

@@ -22,7 +22,7 @@ from tests.test_orbit_selection import summary
 def test_mean_interval_is_the_corrected_t_interval(fraction: float) -> None:
     rng = np.random.default_rng(1)
     delta = rng.normal(0.002, 0.01, 200).round(4)
-    got = delta_v_mean_interval(delta, fraction)
+    got = delta_v_mean_interval(delta, fraction).to_json()
     # statsmodels' plain t interval of the mean, widened by sqrt(1 + S * n_test / n_select)
     lo, hi = DescrStatsW(delta).tconfint_mean(alpha=0.05)
     widen = math.sqrt(1 + len(delta) * (1 - fraction) / fraction)
@@ -37,9 +37,9 @@ def test_mean_interval_is_not_the_degenerate_spread() -> None:
     delta = np.zeros(200)
     delta[:4] = -0.165
     assert np.quantile(delta, [0.025, 0.975]).tolist() == [0.0, 0.0]
-    got = delta_v_mean_interval(delta, 0.4)
+    got = delta_v_mean_interval(delta, 0.4).to_json()
     assert got["low"] < float(np.mean(delta)) < got["high"] and got["low"] < -0.005
-    assert delta_v_mean_interval(delta[:1], 0.4)["low"] is None
+    assert delta_v_mean_interval(delta[:1], 0.4).low is None
 
 
 def test_scaled_counts() -> None:

@@ -57,7 +57,7 @@ def test_ties_go_to_the_base_ranker() -> None:
     per_split = compare_selectors(env_from(lo, positive), positive, masks, "+++")
     assert np.all(per_split["canonical_choice"] == 0)
     assert np.all(per_split["orbit_choice"] == 0)
-    summary = summarize_selection(per_split, min_disagreement=0.1, margin=0.005)
+    summary = summarize_selection(per_split, min_disagreement=0.1, margin=0.005).to_json()
     assert summary["disagreement"] == 0.0 and summary["delta_v"] == 0.0
     assert summary["operational"] is False
 
@@ -79,7 +79,7 @@ def test_canonical_and_orbit_selectors_can_disagree_and_value_is_test_orbit_accu
     assert np.all(per_split["canonical_choice"] == 1)
     assert np.all(per_split["orbit_choice"] == 0)
     assert np.all(per_split["v_orbit"] == 1.0) and np.all(per_split["v_canonical"] == 0.0)
-    summary = summarize_selection(per_split, min_disagreement=0.1, margin=0.005)
+    summary = summarize_selection(per_split, min_disagreement=0.1, margin=0.005).to_json()
     assert summary["disagreement"] == 1.0
     assert summary["delta_v"] == 1.0 and summary["delta_v_interval"] == [1.0, 1.0]
     assert summary["operational"] is True

@@ -164,7 +164,7 @@ def test_cluster_bootstrap_agrees_with_plain_numpy() -> None:
     clusters = [f"q{i}" for i in rng.integers(0, 60, size=300)]
     base = rng.random(300) < 0.6
     new = base | (rng.random(300) < 0.3)
-    got = cluster_bootstrap_change(base, new, clusters, resamples=4000, seed=11)
+    got = cluster_bootstrap_change(base, new, clusters, resamples=4000, seed=11).to_json()
     low, high = _numpy_cluster_bootstrap(base, new, clusters, 4000, 99)
     point = new.mean() - base.mean()
     assert got["clusters"] == len(set(clusters))
@@ -180,9 +180,9 @@ def test_cluster_bootstrap_degenerate_cases_are_exact() -> None:
     # Every cluster changes by exactly +1 per record: the interval is the point.
     same = cluster_bootstrap_change(
         np.zeros(4, bool), np.ones(4, bool), ["a", "a", "b", "c"], resamples=200, seed=1
-    )
+    ).to_json()
     assert same["ci_low"] == pytest.approx(1.0) and same["ci_high"] == pytest.approx(1.0)
-    one = cluster_bootstrap_change(base, new, ["a"] * 4, resamples=200, seed=1)
+    one = cluster_bootstrap_change(base, new, ["a"] * 4, resamples=200, seed=1).to_json()
     assert one["clusters"] == 1 and one["ci_low"] is None
 
 

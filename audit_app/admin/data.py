@@ -174,15 +174,14 @@ def confusion_long(matrix: list[list[int]]) -> pd.DataFrame:
 def agreement_rows(report: AgreementReport | dict[str, Any]) -> pd.DataFrame:
     """The `agreement audit` report's `rows()` as a frame (proportions with their Wilson
     interval, the kappas), values as they are: the labels live in the report."""
-    if isinstance(report, dict):
-        report = AgreementReport(report)
-    return pd.DataFrame(report.rows(), columns=list(report.columns))
+    rows = AgreementReport.rows_of(report) if isinstance(report, dict) else report.rows()
+    return pd.DataFrame(rows, columns=list(AgreementReport.columns))
 
 
 def integrity_rows(report: IntegrityReport | dict[str, Any]) -> pd.DataFrame:
     """The `integrity` report's `rows()` as a frame: one row per response stream."""
     if isinstance(report, dict):
-        report = IntegrityReport(report)
+        report = IntegrityReport.from_json(report)
     return pd.DataFrame(report.rows())
 
 

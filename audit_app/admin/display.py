@@ -67,7 +67,7 @@ def number_formats(table: pd.DataFrame) -> dict[str, str]:
 def integrity_line(report: IntegrityReport | dict[str, Any]) -> str:
     """One sentence that says ok or names what is wrong (`IntegrityReport.line`)."""
     if isinstance(report, dict):
-        report = IntegrityReport(report)
+        report = IntegrityReport.from_json(report)
     return report.line()
 
 

@@ -65,10 +65,39 @@ def _tests(x: np.ndarray, pairs: list[tuple[int, int]], s: Settings) -> dict[str
     }
 
 
+@dataclass(frozen=True)
+class MeasureImpact:
+    """One measure's impact of the revision: queries scored, each run before and after
+    (score, CI of the change, rank), the ordering's agreement, the declared pairs' tests
+    (Holm over them) and their flips, discriminative power over all system pairs."""
+
+    queries_before: int
+    queries_after: int
+    runs: dict[str, dict[str, Any]]  # run -> before, after, delta, ci95, ranks
+    ordering: dict[str, Any]  # kendall, tau_ap, spearman, the largest rank shift
+    pairs: list[dict[str, Any]]  # base, variant, before/after tests, flips
+    discriminative_power: dict[str, Any]
+
+    @property
+    def flipped(self) -> list[str]:
+        """ "base:variant" of each declared pair whose decision flips under some test."""
+        return [f"{p['base']}:{p['variant']}" for p in self.pairs if any(p["flips"].values())]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "queries": {"before": self.queries_before, "after": self.queries_after},
+            "runs": self.runs,
+            "ordering": self.ordering,
+            "pairs": self.pairs,
+            "flipped": self.flipped,
+            "discriminative_power": self.discriminative_power,
+        }
+
+
 def analyse(
     tags: Sequence[str], m: Matrices, pairs: Sequence[tuple[int, int]], s: Settings
-) -> dict[str, Any]:
-    """The JSON of one measure: runs, ordering, pairs (with Holm over `pairs`), flips and
+) -> MeasureImpact:
+    """One measure's figures: runs, ordering, pairs (with Holm over `pairs`), flips and
     discriminative power over all system pairs."""
     tags = list(tags)
     xb, xa = m.side("before"), m.side("after")
@@ -118,11 +147,11 @@ def analyse(
             t: entry["before"][f"decision_{t}"] != entry["after"][f"decision_{t}"] for t in TESTS
         }
         out_pairs.append(entry)
-    return {
-        "queries": {"before": int(m.in_before.sum()), "after": int(m.in_after.sum())},
-        "runs": runs,
-        "ordering": ordering,
-        "pairs": out_pairs,
-        "flipped": [f"{p['base']}:{p['variant']}" for p in out_pairs if any(p["flips"].values())],
-        "discriminative_power": power,
-    }
+    return MeasureImpact(
+        queries_before=int(m.in_before.sum()),
+        queries_after=int(m.in_after.sum()),
+        runs=runs,
+        ordering=ordering,
+        pairs=out_pairs,
+        discriminative_power=power,
+    )

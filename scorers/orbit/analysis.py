@@ -122,16 +122,18 @@ def analyze(data: OrbitData, opt: Options, progress: Progress = no_progress) -> 
                 min_disagreement=t.min_disagreement,
                 margin=t.margin,
                 level=opt.level,
-            )
-            summary["delta_v_mean_interval"] = mean_ci = delta_v_mean_interval(
+            ).to_json()
+            mean_ci = delta_v_mean_interval(
                 per_split["v_orbit"] - per_split["v_canonical"], opt.validation_fraction, opt.level
             )
+            summary["delta_v_mean_interval"] = mean_ci.to_json()
             # `operational` keeps the spread (the project's earlier reading); this is the same
             # rule read on the interval for the mean (scorers/orbit/readings.py).
             summary["operational_mean_interval"] = bool(
                 summary["disagreement"] >= t.min_disagreement
-                and mean_ci["low"] is not None
-                and (mean_ci["low"] > t.margin or mean_ci["high"] < -t.margin)
+                and mean_ci.low is not None
+                and mean_ci.high is not None
+                and (mean_ci.low > t.margin or mean_ci.high < -t.margin)
             )
             selections.append(summary)
     envs = data.environments

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,9 +38,22 @@ def scaled_count(paper_count: int, environments: int) -> int:
     return -(-paper_count * environments // PAPER_ENVIRONMENTS)
 
 
+@dataclass(frozen=True)
+class MeanInterval:
+    """The interval for the mean Delta V (None ends: fewer than two splits)."""
+
+    level: float
+    low: float | None = None
+    high: float | None = None
+    method: str = METHOD
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "level": self.level, "low": self.low, "high": self.high}
+
+
 def delta_v_mean_interval(
     delta: NDArray[np.float64], validation_fraction: float, level: float = 0.95
-) -> dict[str, Any]:
+) -> MeanInterval:
     """The corrected resampled t interval of the mean Delta V over splits."""
     # Student's t quantile (what scipy.stats.t.ppf calls): scipy.special imports in a
     # tenth of a second, scipy.stats in more than half a second.
@@ -47,14 +61,12 @@ def delta_v_mean_interval(
 
     s = len(delta)
     mean = float(np.mean(delta)) if s else math.nan
-    out: dict[str, Any] = {"method": METHOD, "level": level, "low": None, "high": None}
     if s < 2 or not 0 < validation_fraction < 1:
-        return out
+        return MeanInterval(level)
     ratio = (1.0 - validation_fraction) / validation_fraction
     var = float(np.var(delta, ddof=1))
     half = float(stdtrit(s - 1, (1.0 + level) / 2.0)) * math.sqrt((1.0 / s + ratio) * var)
-    out["low"], out["high"] = mean - half, mean + half
-    return out
+    return MeanInterval(level, mean - half, mean + half)
 
 
 def h2b_required(negligible: int | None, signs: int | None, environments: int) -> tuple[int, int]:

@@ -11,6 +11,7 @@ chosen ranker's interface-averaged decisions; Delta V = V_orbit - V_canonical.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -86,26 +87,54 @@ def compare_selectors(
     }
 
 
+@dataclass(frozen=True)
+class SelectionSummary:
+    """One environment's selector comparison over the splits."""
+
+    splits: int
+    disagreement: float  # share of splits where the two selectors pick differently
+    canonical_picks_variant: float
+    orbit_picks_variant: float
+    v_canonical: float  # mean test value of each selector's pick
+    v_orbit: float
+    delta_v: float
+    delta_v_interval: tuple[float, float]  # percentiles of Delta V over splits
+    operational: bool  # the operational rule on that spread
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "splits": self.splits,
+            "disagreement": self.disagreement,
+            "canonical_picks_variant": self.canonical_picks_variant,
+            "orbit_picks_variant": self.orbit_picks_variant,
+            "v_canonical": self.v_canonical,
+            "v_orbit": self.v_orbit,
+            "delta_v": self.delta_v,
+            "delta_v_interval": list(self.delta_v_interval),
+            "operational": self.operational,
+        }
+
+
 def summarize_selection(
     per_split: dict[str, Any], *, min_disagreement: float, margin: float, level: float = 0.95
-) -> dict[str, Any]:
+) -> SelectionSummary:
     """Disagreement rate, Delta V with its percentile interval over splits, operational rule."""
     delta = per_split["v_orbit"] - per_split["v_canonical"]
     alpha = (1.0 - level) / 2.0
     lo, hi = (float(v) for v in np.quantile(delta, [alpha, 1.0 - alpha]))
     disagreement = float(np.mean(per_split["canonical_choice"] != per_split["orbit_choice"]))
     material = lo > margin or hi < -margin
-    return {
-        "splits": len(delta),
-        "disagreement": disagreement,
-        "canonical_picks_variant": float(np.mean(per_split["canonical_choice"] == 1)),
-        "orbit_picks_variant": float(np.mean(per_split["orbit_choice"] == 1)),
-        "v_canonical": float(np.mean(per_split["v_canonical"])),
-        "v_orbit": float(np.mean(per_split["v_orbit"])),
-        "delta_v": float(np.mean(delta)),
-        "delta_v_interval": [lo, hi],
-        "operational": bool(disagreement >= min_disagreement and material),
-    }
+    return SelectionSummary(
+        splits=len(delta),
+        disagreement=disagreement,
+        canonical_picks_variant=float(np.mean(per_split["canonical_choice"] == 1)),
+        orbit_picks_variant=float(np.mean(per_split["orbit_choice"] == 1)),
+        v_canonical=float(np.mean(per_split["v_canonical"])),
+        v_orbit=float(np.mean(per_split["v_orbit"])),
+        delta_v=float(np.mean(delta)),
+        delta_v_interval=(lo, hi),
+        operational=bool(disagreement >= min_disagreement and material),
+    )
 
 
 def heldout_max_error(dataset: Dataset, masks: NDArray[np.bool_]) -> FloatArray:

@@ -110,19 +110,64 @@ def _labels(records: Sequence[TargetRecord], stack: str, k: int) -> tuple[np.nda
     return p, h
 
 
-def joint_counts(p: np.ndarray, h: np.ndarray) -> dict[str, Any]:
+@dataclass(frozen=True)
+class JointCounts:
+    """Joint counts of P (the selected target in the top k) and H (the trace target)."""
+
+    n: int
+    p1h1: int
+    p1h0: int
+    p0h1: int
+    p0h0: int
+    recall_selected: float | None  # None: no record
+    recall_trace: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "P1H1": self.p1h1,
+            "P1H0": self.p1h0,
+            "P0H1": self.p0h1,
+            "P0H0": self.p0h0,
+            "different_labels": self.p1h0 + self.p0h1,
+            "recall_selected": self.recall_selected,
+            "recall_trace": self.recall_trace,
+        }
+
+
+def joint_counts(p: np.ndarray, h: np.ndarray) -> JointCounts:
     n = len(p)
-    counts: dict[str, Any] = {
-        "n": n,
-        "P1H1": int(np.sum(p & h)),
-        "P1H0": int(np.sum(p & ~h)),
-        "P0H1": int(np.sum(~p & h)),
-        "P0H0": int(np.sum(~p & ~h)),
-    }
-    counts["different_labels"] = counts["P1H0"] + counts["P0H1"]
-    counts["recall_selected"] = float(p.mean()) if n else None
-    counts["recall_trace"] = float(h.mean()) if n else None
-    return counts
+    return JointCounts(
+        n=n,
+        p1h1=int(np.sum(p & h)),
+        p1h0=int(np.sum(p & ~h)),
+        p0h1=int(np.sum(~p & h)),
+        p0h0=int(np.sum(~p & ~h)),
+        recall_selected=float(p.mean()) if n else None,
+        recall_trace=float(h.mean()) if n else None,
+    )
+
+
+@dataclass(frozen=True)
+class ClusterInterval:
+    """The cluster bootstrap's percentile interval of a change (None ends: < 2 clusters)."""
+
+    resamples: int
+    clusters: int
+    confidence: float
+    seed: int
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "resamples": self.resamples,
+            "clusters": self.clusters,
+            "confidence": self.confidence,
+            "seed": self.seed,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+        }
 
 
 def cluster_bootstrap_change(
@@ -133,7 +178,7 @@ def cluster_bootstrap_change(
     resamples: int,
     seed: int,
     confidence: float = 0.95,
-) -> dict[str, Any]:
+) -> ClusterInterval:
     """Percentile interval for mean(new) - mean(base), resampling whole clusters.
 
     Per cluster the summed change and the record count are resampled together
@@ -146,16 +191,8 @@ def cluster_bootstrap_change(
     m = int(inverse.max()) + 1 if len(inverse) else 0
     diff_sum = np.bincount(inverse, weights=new.astype(float) - base.astype(float), minlength=m)
     size = np.bincount(inverse, minlength=m).astype(float)
-    out: dict[str, Any] = {
-        "resamples": resamples,
-        "clusters": m,
-        "confidence": confidence,
-        "seed": seed,
-        "ci_low": None,
-        "ci_high": None,
-    }
     if m < 2 or resamples < 1:
-        return out
+        return ClusterInterval(resamples, m, confidence, seed)
 
     def ratio(d: np.ndarray, s: np.ndarray, axis: int = -1) -> np.ndarray:
         return np.asarray(d.sum(axis=axis) / s.sum(axis=axis))
@@ -170,9 +207,103 @@ def cluster_bootstrap_change(
         method="percentile",
         random_state=np.random.default_rng(seed),
     )
-    out["ci_low"] = float(res.confidence_interval.low)
-    out["ci_high"] = float(res.confidence_interval.high)
-    return out
+    return ClusterInterval(
+        resamples,
+        m,
+        confidence,
+        seed,
+        float(res.confidence_interval.low),
+        float(res.confidence_interval.high),
+    )
+
+
+@dataclass(frozen=True)
+class TargetRow:
+    """One row of the targets table: a stack at a cutoff, in one group (None: all)."""
+
+    stack: str
+    cutoff: int
+    group: str | None
+    counts: JointCounts
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stack": self.stack,
+            "cutoff": self.cutoff,
+            "group": self.group,
+            **self.counts.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class PairChange:
+    """`--pair BASE,NEW` at one cutoff: the change of the selected target's recall."""
+
+    base: str
+    new: str
+    cutoff: int
+    n: int
+    base_recall_selected: float | None
+    new_recall_selected: float | None
+    change: float | None
+    miss_to_hit: int
+    hit_to_miss: int
+    bootstrap: ClusterInterval | None  # with --resamples only
+
+    @property
+    def change_points(self) -> float | None:
+        return 100 * self.change if self.change is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "base": self.base,
+            "new": self.new,
+            "cutoff": self.cutoff,
+            "n": self.n,
+            "base_recall_selected": self.base_recall_selected,
+            "new_recall_selected": self.new_recall_selected,
+            "change": self.change,
+            "change_points": self.change_points,
+            "miss_to_hit": self.miss_to_hit,
+            "hit_to_miss": self.hit_to_miss,
+        }
+        if self.bootstrap is not None:
+            out["bootstrap"] = self.bootstrap.to_json()
+        return out
+
+
+@dataclass(frozen=True)
+class TargetComparison:
+    """The target-comparison report (`evaudit rop targets --json`)."""
+
+    records: int
+    usable_records: int
+    excluded_record_ids: list[str]
+    distinct_records: int
+    aligned_records: int
+    subset: str
+    records_scored: int
+    stacks: list[str]
+    cutoffs: list[int]
+    table: list[TargetRow]
+    pairs: list[PairChange]
+    resolver: str | None = None  # the --resolver file, as given
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "records": self.records,
+            "usable_records": self.usable_records,
+            "excluded_record_ids": self.excluded_record_ids,
+            "distinct_records": self.distinct_records,
+            "aligned_records": self.aligned_records,
+            "subset": self.subset,
+            "records_scored": self.records_scored,
+            "stacks": self.stacks,
+            "cutoffs": self.cutoffs,
+            "table": [r.to_json() for r in self.table],
+            "pairs": [p.to_json() for p in self.pairs],
+            "resolver": self.resolver,
+        }
 
 
 def compare_targets(
@@ -184,7 +315,7 @@ def compare_targets(
     resamples: int = 0,
     seed: int = 0,
     by_group: bool = False,
-) -> dict[str, Any]:
+) -> TargetComparison:
     """The target-comparison report (`evaudit rop targets --json`)."""
     stacks = list(records[0].rankings)
     usable = [r for r in records if r.selected is not None and r.trace is not None]
@@ -207,44 +338,41 @@ def compare_targets(
             for g in groups:
                 rows = chosen if g is None else [r for r in chosen if r.group == g]
                 p, h = _labels(rows, stack, k)
-                table.append({"stack": stack, "cutoff": k, "group": g, **joint_counts(p, h)})
+                table.append(TargetRow(stack, k, g, joint_counts(p, h)))
     pairs = []
     if pair is not None:
         for k in cutoffs:
             base, _ = _labels(chosen, pair[0], k)
             new, _ = _labels(chosen, pair[1], k)
             n = len(chosen)
-            change = float(new.mean() - base.mean()) if n else None
-            entry: dict[str, Any] = {
-                "base": pair[0],
-                "new": pair[1],
-                "cutoff": k,
-                "n": n,
-                "base_recall_selected": float(base.mean()) if n else None,
-                "new_recall_selected": float(new.mean()) if n else None,
-                "change": change,
-                "change_points": 100 * change if change is not None else None,
-                "miss_to_hit": int(np.sum(~base & new)),
-                "hit_to_miss": int(np.sum(base & ~new)),
-            }
+            boot = None
             if resamples:
                 clusters = [r.question_id or r.record_id for r in chosen]
-                entry["bootstrap"] = cluster_bootstrap_change(
-                    base, new, clusters, resamples=resamples, seed=seed
+                boot = cluster_bootstrap_change(base, new, clusters, resamples=resamples, seed=seed)
+            pairs.append(
+                PairChange(
+                    base=pair[0],
+                    new=pair[1],
+                    cutoff=k,
+                    n=n,
+                    base_recall_selected=float(base.mean()) if n else None,
+                    new_recall_selected=float(new.mean()) if n else None,
+                    change=float(new.mean() - base.mean()) if n else None,
+                    miss_to_hit=int(np.sum(~base & new)),
+                    hit_to_miss=int(np.sum(base & ~new)),
+                    bootstrap=boot,
                 )
-            pairs.append(entry)
-    return {
-        "records": len(records),
-        "usable_records": len(usable),
-        "excluded_record_ids": [
-            r.record_id for r in records if r.selected is None or r.trace is None
-        ],
-        "distinct_records": len(distinct),
-        "aligned_records": len(usable) - len(distinct),
-        "subset": subset,
-        "records_scored": len(chosen),
-        "stacks": stacks,
-        "cutoffs": list(cutoffs),
-        "table": table,
-        "pairs": pairs,
-    }
+            )
+    return TargetComparison(
+        records=len(records),
+        usable_records=len(usable),
+        excluded_record_ids=[r.record_id for r in records if r.selected is None or r.trace is None],
+        distinct_records=len(distinct),
+        aligned_records=len(usable) - len(distinct),
+        subset=subset,
+        records_scored=len(chosen),
+        stacks=stacks,
+        cutoffs=list(cutoffs),
+        table=table,
+        pairs=pairs,
+    )
