@@ -21,10 +21,11 @@ import numpy as np
 
 from campaign import store
 from campaign.project import Project
-from packet_builder.loader import stored_queries
+from packet_builder.query_store import stored_queries
 from packet_builder.query_forms import FORMS, render
 from packet_builder.routes.base import tokenize
 from packet_builder.run_files import PAGE_SEP, write_run
+from packet_builder.token_codes import token_codes
 from scorers.lexical import BM25Index, Ranked, frequency_prior, random_scores, top_units
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
@@ -136,8 +137,12 @@ def bm25_run(
     """Rank the project's units for every query with BM25 and write the TREC run."""
     queries = query_texts(project, form)
     unit_ids, texts = corpus_units(project, level)
-    tokens = [tokenize(t) for t in progress(texts, total=len(texts), desc="tokenize")]
-    index = BM25Index(tokens, k1=k1, b=b, method=method)
+    # Every unit's tokens as codes in one pass: a Python string per word was most of the time.
+    corpus = token_codes(texts)
+    del texts
+    index = BM25Index.from_codes(corpus.codes, corpus.offsets, corpus.vocab, k1=k1, b=b,
+                                 method=method)  # fmt: skip
+    del corpus
     tag = tag or f"bm25_{level}_{form}"
 
     def ranked() -> Iterator[tuple[str, Ranked]]:
