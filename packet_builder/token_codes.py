@@ -69,5 +69,9 @@ def token_codes(texts: Sequence[str]) -> TokenCodes:
     per_text = np.empty(len(texts) + 1, dtype=np.int64)
     per_text[0], per_text[-1] = 0, len(starts)
     per_text[1:-1] = np.searchsorted(starts, np.flatnonzero(data == 0))
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    # Read from the buffer: Array.to_numpy imports pandas (0.7 s).
+    indices = encoded.indices
+    codes = np.frombuffer(indices.buffers()[1], dtype=f"<i{indices.type.bit_width // 8}",
+                          count=len(indices),
+                          offset=4 * indices.offset).astype(np.int64)  # fmt: skip
     return TokenCodes(codes, per_text, encoded.dictionary.to_pylist())

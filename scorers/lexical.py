@@ -148,9 +148,10 @@ def _flat_bm25() -> Any:
     to whole arrays, the same float64 operations in the same order, so the score
     matrix is bitwise the one bm25s builds (a test checks every method).
     """
-    from bm25s import scoring
+    bm25s = _bm25s()
+    scoring = bm25s.scoring
 
-    class FlatBM25(_bm25s().BM25):  # type: ignore[misc]
+    class FlatBM25(bm25s.BM25):  # type: ignore[misc]
         def build_index_from_ids(
             self, unique_token_ids: list[int], corpus_token_ids: Any, show_progress: bool = True,
             leave_progress: bool = False,
