@@ -46,23 +46,29 @@ def write_coded_run(
     """`write_run` of rows given as indices: line i is query_ids[query_of[i]],
     doc_ids[doc_of[i]], rank[i], score[i]; the same bytes.
 
-    Every column is built from numpy buffers and Arrow takes, with no Python object
-    per line (`pa.array` on a million strings, and the pandas import it starts, were
-    most of the time of writing a baseline run).
+    Every column is built from numpy buffers, the text ones as dictionary columns that
+    the CSV writer expands, with no Python object per line (`pa.array` on a million
+    strings, and the pandas import it starts, were most of the time of writing a
+    baseline run; `Array.take` would import pyarrow.compute).
     """
     _check_tag(tag)
     n = len(rank)
+    zeros = np.zeros(n, np.int64)
     table = pa.table(
         {
-            "q": _strings(query_ids).take(_ints(query_of)),
-            "z": _strings(["Q0"]).take(_ints(np.zeros(n, np.int64))),
-            "d": _strings(doc_ids).take(_ints(doc_of)),
+            "q": _coded(query_ids, query_of),
+            "z": _coded(["Q0"], zeros),
+            "d": _coded(doc_ids, doc_of),
             "r": _ints(rank),
             "s": pa.Array.from_buffers(pa.float64(), n, [None, _buffer(score, np.float64)]),
-            "t": _strings([tag]).take(_ints(np.zeros(n, np.int64))),
+            "t": _coded([tag], zeros),
         }
     )
     return _write_table(Path(path), table)
+
+
+def _coded(values: Sequence[str], index: np.ndarray) -> pa.Array:
+    return pa.DictionaryArray.from_arrays(_ints(index), _strings(values))
 
 
 def _buffer(values: np.ndarray, dtype: type) -> pa.Buffer:
