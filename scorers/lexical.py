@@ -131,7 +131,8 @@ def _bm25s() -> Any:
     if "bm25s" in sys.modules:
         return sys.modules["bm25s"]
     blocked = [m for m in ("numba", "scipy") if m not in sys.modules]
-    sys.modules.update(dict.fromkeys(blocked))
+    for m in blocked:
+        sys.modules[m] = None  # type: ignore[assignment]
     tqdm_switch = os.environ.get("DISABLE_TQDM")
     os.environ["DISABLE_TQDM"] = "1"
     try:
@@ -159,8 +160,9 @@ def _flat_bm25() -> Any:
     """
     bm25s = _bm25s()
     scoring = bm25s.scoring
+    base: type = bm25s.BM25
 
-    class FlatBM25(bm25s.BM25):  # type: ignore[misc]
+    class FlatBM25(base):  # type: ignore[valid-type,misc]
         def build_index_from_ids(
             self, unique_token_ids: list[int], corpus_token_ids: Any, show_progress: bool = True,
             leave_progress: bool = False,

@@ -21,8 +21,8 @@ import numpy as np
 
 from campaign import store
 from campaign.project import Project
-from packet_builder.query_store import stored_queries
 from packet_builder.query_forms import FORMS, render
+from packet_builder.query_store import stored_queries
 from packet_builder.routes.base import tokenize
 from packet_builder.run_files import PAGE_SEP, write_coded_run
 from packet_builder.token_codes import token_codes
