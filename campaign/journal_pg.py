@@ -115,7 +115,7 @@ def transaction(cfg: PgConfig) -> AbstractContextManager[store_pg.Conn]:
 
 def append(cfg: PgConfig, packet: str, annotator: str, record: dict[str, Any]) -> dict[str, Any]:
     """Insert one line (seq = the stream's next) and commit; returns the line as stored."""
-    from campaign.project import now_iso
+    from campaign.files import now_iso
 
     with transaction(cfg) as conn:
         # One writer per stream at a time: the lock is released at commit.
@@ -205,7 +205,7 @@ def new_config(url: str) -> PgConfig:
 
 def set_backend(root: Path, cfg: PgConfig | None) -> None:
     """Record the project's journal backend in project.json (None: file journals)."""
-    from campaign.project import write_json_atomic
+    from campaign.files import write_json_atomic
 
     meta_path = root / "project.json"
     meta = json_loads(meta_path.read_text(encoding="utf-8"))

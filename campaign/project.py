@@ -10,14 +10,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from campaign.files import PRIVATE_DIR as PRIVATE_DIR
+from campaign.files import PRIVATE_FILE as PRIVATE_FILE
+from campaign.files import now_iso as now_iso
+from campaign.files import open_private as open_private
+from campaign.files import private_dir as private_dir
+from campaign.files import write_bytes_atomic as write_bytes_atomic
+from campaign.files import write_json_atomic as write_json_atomic
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads, json_problem
 
@@ -29,12 +34,6 @@ SCHEMA_VERSION = 1
 PASSWORD_ENV = "EVAUDIT_ADMIN_PASSWORD"
 _PBKDF2_ROUNDS = 200_000
 MIN_PASSWORD_CHARS = 12
-PRIVATE_FILE = 0o600
-PRIVATE_DIR = 0o700
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat()
 
 
 @dataclass(frozen=True)
@@ -134,51 +133,6 @@ def check_metrics_token(project: Project, token: str | None) -> bool:
         return False
     digest = hashlib.sha256(token.encode()).hexdigest()
     return hmac.compare_digest(str(stored.get("sha256", "")), digest)
-
-
-def private_dir(path: Path) -> Path:
-    """`mkdir -p` where every folder this call creates is 0700; existing folders are left
-    as they are (an output path such as /tmp must not be tightened)."""
-    missing: list[Path] = []
-    probe = path
-    while not probe.exists():
-        missing.append(probe)
-        probe = probe.parent
-    for folder in reversed(missing):
-        try:
-            folder.mkdir(mode=PRIVATE_DIR)
-        except FileExistsError:  # another process made it meanwhile
-            continue
-        os.chmod(folder, PRIVATE_DIR)  # mkdir's mode is filtered by the umask
-    return path
-
-
-def open_private(path: Path, flags: int) -> int:
-    """`os.open` that creates the file 0600 (its folder 0700); for appenders (journals)."""
-    private_dir(path.parent)
-    return os.open(path, flags | os.O_CREAT, PRIVATE_FILE)
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write a file 0600 so readers never see it half-written (temp file + fsync + rename)."""
-    private_dir(path.parent)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
-        with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fd, PRIVATE_FILE)  # a stale temp file may have had another mode
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_json_atomic(path: Path, obj: Any) -> None:
-    """Write JSON (0600) so readers never see a half-written file."""
-    data = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    write_bytes_atomic(path, data.encode("utf-8"))
 
 
 def password_problem(password: str) -> str | None:

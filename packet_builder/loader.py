@@ -325,26 +325,3 @@ def status(project: Project) -> dict[str, int]:
         if key == "pages":
             out.update(kinds)
     return out
-
-
-def stored_queries(project: Project) -> list[Query]:
-    """The loaded queries with their conditions, in the order of the queries file."""
-    from formats.records import Condition
-
-    with store.connect(project.store_path, read_only=True) as con:
-        qrows = store.query_rows(con)
-        crows = store.condition_rows(con)
-    conds: dict[str, list[Condition]] = {}
-    for qid, cid, name, req, counts, dnc, note, aliases in crows:
-        conds.setdefault(qid, []).append(
-            Condition(
-                cid,
-                name,
-                req,
-                tuple(json.loads(counts)),
-                tuple(json.loads(dnc)),
-                note or "",
-                tuple(json.loads(aliases)),
-            )
-        )
-    return [Query(q, t, tuple(conds.get(q, [])), r or "", s or "") for q, t, r, s in qrows]

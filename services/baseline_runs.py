@@ -21,10 +21,11 @@ import numpy as np
 
 from campaign import store
 from campaign.project import Project
-from formats.run_files import PAGE_SEP, write_run
-from packet_builder.loader import stored_queries
+from formats.run_files import PAGE_SEP, write_coded_run
 from packet_builder.query_forms import FORMS, render
+from packet_builder.query_store import stored_queries
 from packet_builder.routes.base import tokenize
+from packet_builder.token_codes import token_codes
 from scorers.lexical import BM25Index, Ranked, frequency_prior, random_scores, top_units
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
@@ -102,30 +103,32 @@ def query_texts(project: Project, form: str) -> list[tuple[str, str]]:
     return [(q.query_id, render(q, form)) for q in queries]
 
 
-def _cat(parts: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.empty(0)
-
-
 def _write(
     out: Path, tag: str, unit_ids: list[str], ranked: Iterator[tuple[str, Ranked]]
 ) -> tuple[int, list[str]]:
     qids: list[str] = []
-    docs: list[str] = []
-    ranks: list[np.ndarray] = []
-    scores: list[np.ndarray] = []
+    counts: list[int] = []
+    units: list[np.ndarray] = [np.empty(0, np.int64)]
+    scores: list[np.ndarray] = [np.empty(0, np.float64)]
     empty: list[str] = []
-    names = np.asarray(unit_ids, dtype=object)
     for qid, r in ranked:
         if not len(r.units):
             empty.append(qid)
             continue
-        qids.extend([qid] * len(r.units))
-        docs.extend(names[r.units])
-        ranks.append(np.arange(1, len(r.units) + 1))
+        qids.append(qid)
+        counts.append(len(r.units))
+        units.append(r.units)
         scores.append(r.scores)
     if not out.parent.is_dir():
         raise InputError("the output folder does not exist", file=out, hint="create it first")
-    return write_run(out, qids, docs, _cat(ranks), _cat(scores), tag), empty
+    # Lines as indices into the query and unit ids: the file is written in one Arrow pass.
+    per_query = np.asarray(counts, dtype=np.int64)
+    query_of = np.repeat(np.arange(len(qids)), per_query)
+    first = np.repeat(np.cumsum(per_query) - per_query, per_query)
+    ranks = np.arange(1, len(query_of) + 1) - first
+    lines = write_coded_run(out, qids, query_of, unit_ids, np.concatenate(units), ranks,
+                            np.concatenate(scores), tag)  # fmt: skip
+    return lines, empty
 
 
 def bm25_run(
@@ -136,8 +139,12 @@ def bm25_run(
     """Rank the project's units for every query with BM25 and write the TREC run."""
     queries = query_texts(project, form)
     unit_ids, texts = corpus_units(project, level)
-    tokens = [tokenize(t) for t in progress(texts, total=len(texts), desc="tokenize")]
-    index = BM25Index(tokens, k1=k1, b=b, method=method)
+    # Every unit's tokens as codes in one pass: a Python string per word was most of the time.
+    corpus = token_codes(texts)
+    del texts
+    index = BM25Index.from_codes(corpus.codes, corpus.offsets, corpus.vocab, k1=k1, b=b,
+                                 method=method)  # fmt: skip
+    del corpus
     tag = tag or f"bm25_{level}_{form}"
 
     def ranked() -> Iterator[tuple[str, Ranked]]:

@@ -45,7 +45,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _kept_queries_jsonl(project: Project, removed: set[str]) -> str:
-    from packet_builder.loader import stored_queries
+    from packet_builder.query_store import stored_queries
 
     return "".join(
         json.dumps(q.to_json(), sort_keys=True, ensure_ascii=False) + "\n"

@@ -35,13 +35,19 @@ def fast_normalize(text: str) -> str:
     `textnorm.normalize` on the shared vectors and on generated text; the only
     known difference is a soft hyphen directly followed by a combining mark.
     """
+    # str.split() splits on exactly the characters str.isspace() accepts, like textnorm.
+    return " ".join(fold(text).split())
+
+
+def fold(text: str) -> str:
+    """`fast_normalize` without its last step (collapsing whitespace): the same \\w+ words,
+    as no whitespace character is a word character, without a string per word."""
     # Quotes/dashes are unified before NFKC as well as after, like textnorm.
     text = text.replace("\u00ad", "").translate(_TRANSLATE)
     text = unicodedata.normalize("NFKC", text).casefold().translate(_TRANSLATE)
     if "-" in text:
         text = _HYPHEN_BREAK.sub("", text)
-    # str.split() splits on exactly the characters str.isspace() accepts, like textnorm.
-    return " ".join(text.split())
+    return text
 
 
 def words(normalized: str) -> list[str]:
@@ -51,7 +57,7 @@ def words(normalized: str) -> list[str]:
 
 def tokenize(text: str) -> list[str]:
     """The one tokenizer of the BM25 route and its rank_bm25 cross-check: normalize, \\w+ split."""
-    return _WORD.findall(fast_normalize(text))
+    return _WORD.findall(fold(text))
 
 
 @dataclass(frozen=True)
