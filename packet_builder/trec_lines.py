@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from scorers.arrow_np import string_scalar, to_np
 from vocabulary.errors import InputError
 
 QREL_WHAT = "a TREC qrel (qid 0 docid grade)"
@@ -127,14 +128,14 @@ def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
         return None  # a comment line that happens to have the right number of fields
     for i, typ in enumerate(types):
         # An empty id means two spaces in a row; let the line reader handle it.
-        if typ == _STR and pc.any(pc.equal(pc.binary_length(table.column(i)), 0)).as_py():
+        if typ == _STR and pc.min(pc.binary_length(table.column(i))).as_py() == 0:
             return None
     return table
 
 
 def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
     """Whether any (query, document) pair repeats: one hash pass over joined ids."""
-    pairs = pc.binary_join_element_wise(qids, dids, "\x00")
+    pairs = pc.binary_join_element_wise(qids, dids, string_scalar("\x00"))
     return len(pc.unique(pairs)) != len(pairs)
 
 
@@ -144,7 +145,7 @@ def arrow_qrels(path: Path) -> tuple[Any, Any, np.ndarray] | None:
     table = _arrow_trec(path, [_STR, _STR, _STR, pa.int64()])
     if table is None or _has_duplicate_pairs(table.column(0), table.column(2)):
         return None
-    return table.column(0), table.column(2), table.column(3).to_numpy()
+    return table.column(0), table.column(2), to_np(table.column(3))
 
 
 def arrow_run(path: Path, *, duplicates: bool = True) -> tuple[Any, Any, np.ndarray, str] | None:
@@ -157,4 +158,5 @@ def arrow_run(path: Path, *, duplicates: bool = True) -> tuple[Any, Any, np.ndar
     table = _arrow_trec(path, [_STR, _STR, _STR, pa.int64(), pa.float64(), _STR])
     if table is None or (duplicates and _has_duplicate_pairs(table.column(0), table.column(2))):
         return None
-    return table.column(0), table.column(2), table.column(4).to_numpy(), str(table.column(5)[0])
+    scores = to_np(table.column(4))
+    return table.column(0), table.column(2), scores, str(table.column(5)[0])

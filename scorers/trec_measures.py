@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from scorers.arrow_np import from_np
 from scorers.trec_catalog import (
     COUNTS,
     GEOMETRIC,
@@ -124,7 +125,7 @@ def score_arrays(
         scores = np.asarray(scores, dtype=np.float64)[keep.to_numpy(zero_copy_only=False)]
     rk = rank_run(qrels, query_ids, doc_ids, scores, opts)
     values, texts = evaluate(qrels, rk, measures, opts)
-    qids = qrels.qids.take(pa.array(rk.eq)).to_pylist() if len(rk.eq) else []
+    qids = qrels.qids.take(from_np(rk.eq)).to_pylist() if len(rk.eq) else []
     return TrecScores(qids, values, summary(values, measures, qrels, opts), texts, runid)
 
 
