@@ -139,12 +139,23 @@ def _register() -> None:
             cli.add_command(command)
 
 
-def main() -> None:
-    if sys.argv[1:2] == ["trec_eval"]:
+def _preload(argv: list[str]) -> None:
+    """Register only the command about to run when it is one of the two run once per
+    file or batch in scripts (their imports are most of a short process's time)."""
+    if argv[:1] == ["trec_eval"]:
         from evaudit.commands import trec_eval
 
-        for command in trec_eval.COMMANDS:
-            cli.add_command(command)
+        cli.add_command(trec_eval.trec_eval_cmd)
+    elif argv[:2] == ["score", "trec"]:
+        from evaudit.commands import score_trec
+        from evaudit.commands.score_options import score
+
+        _ = score_trec  # adds `trec` to the score group on import
+        cli.add_command(score)
+
+
+def main() -> None:
+    _preload(sys.argv[1:])
     cli(prog_name="evaudit")
 
 
