@@ -17,10 +17,9 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from scorers.arrow_np import string_scalar, to_np
+from scorers.arrow_np import any_starts_with, join, min_length, string_scalar, to_np, unique
 from vocabulary.errors import InputError
 
 QREL_WHAT = "a TREC qrel (qid 0 docid grade)"
@@ -124,19 +123,19 @@ def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
         return None
     if table.num_rows == 0 or any(table.column(i).null_count for i in range(len(types))):
         return None
-    if pc.any(pc.starts_with(table.column(0), "#")).as_py():
+    if any_starts_with(table.column(0), "#"):
         return None  # a comment line that happens to have the right number of fields
     for i, typ in enumerate(types):
         # An empty id means two spaces in a row; let the line reader handle it.
-        if typ == _STR and pc.min(pc.binary_length(table.column(i))).as_py() == 0:
+        if typ == _STR and min_length(table.column(i)) == 0:
             return None
     return table
 
 
 def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
     """Whether any (query, document) pair repeats: one hash pass over joined ids."""
-    pairs = pc.binary_join_element_wise(qids, dids, string_scalar("\x00"))
-    return len(pc.unique(pairs)) != len(pairs)
+    pairs = join(qids, dids, string_scalar("\x00"))
+    return len(unique(pairs)) != len(pairs)
 
 
 def arrow_qrels(path: Path) -> tuple[Any, Any, np.ndarray] | None:

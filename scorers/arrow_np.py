@@ -1,10 +1,14 @@
-"""numpy <-> Arrow through raw buffers, so the trec_eval path never imports pandas.
+"""numpy <-> Arrow through raw buffers, and the few Arrow kernels the trec_eval
+engine calls, so that path imports neither pandas nor `pyarrow.compute`.
 
-Pure. pyarrow imports pandas (about 0.4 CPU-s, the largest start-up cost of a
-`evaudit trec_eval` process) the first time `pa.array`, `pa.scalar`, `to_numpy` or a
-compute call with a Python scalar runs: each probes for pandas objects. Building
-arrays with `Array.from_buffers` and reading them back with `np.frombuffer` skips the
-probe; nothing else about the arrays differs.
+Pure. pyarrow imports pandas (a few tenths of a CPU-second, more than the whole
+evaluation of a run by `evaudit trec_eval`) the first time `pa.array`, `pa.scalar`,
+`to_numpy` or a compute call with a Python scalar runs: each probes for pandas
+objects. Building arrays with `Array.from_buffers` and reading them back with
+`np.frombuffer` skips the probe; nothing else about the arrays differs. And
+`pyarrow.compute` builds a Python wrapper with a parsed docstring for each of its
+~300 kernels on import (about 0.04 CPU-s); the kernels here go through
+`call_function`, which needs none of that (`Array.take`/`filter` import it too).
 """
 
 from __future__ import annotations
@@ -13,6 +17,25 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+
+try:  # the kernels without pyarrow.compute's wrappers; the same objects it exports
+    from pyarrow._compute import (
+        JoinOptions,
+        MatchSubstringOptions,
+        ScalarAggregateOptions,
+        SetLookupOptions,
+        SortOptions,
+        call_function,
+    )
+except ImportError:  # pragma: no cover - a pyarrow that moved its private module
+    from pyarrow.compute import (
+        JoinOptions,
+        MatchSubstringOptions,
+        ScalarAggregateOptions,
+        SetLookupOptions,
+        SortOptions,
+        call_function,
+    )
 
 
 def flat(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -79,3 +102,41 @@ def repeat_string(text: str, n: int) -> pa.Array:
 def string_scalar(text: str) -> pa.Scalar:
     """`text` as an Arrow string scalar (for compute calls that take one)."""
     return repeat_string(text, 1)[0]
+
+
+def unique(arr: Any) -> pa.Array:
+    return call_function("unique", [arr])
+
+
+def sort_indices(data: Any, keys: list[tuple[str, str]] | None = None) -> pa.Array:
+    """Indices that sort an array ascending, or a table by (column, order) keys."""
+    return call_function("sort_indices", [data], SortOptions(keys or [("", "ascending")]))
+
+
+def index_in(arr: Any, values: Any) -> pa.Array:
+    """Position of each value in `values` (null when absent)."""
+    return call_function("index_in", [arr], SetLookupOptions(values))
+
+
+def join(a: Any, b: Any, sep: pa.Scalar) -> pa.Array:
+    """a + sep + b, element-wise."""
+    return call_function("binary_join_element_wise", [a, b, sep], JoinOptions())
+
+
+def take(arr: Any, indices: np.ndarray) -> Any:
+    return call_function("take", [arr, from_np(np.asarray(indices, dtype=np.int64))])
+
+
+def keep(arr: Any, mask: np.ndarray) -> Any:
+    """The rows where a numpy bool mask is true."""
+    return call_function("filter", [arr, from_np(mask)])
+
+
+def any_starts_with(arr: Any, prefix: str) -> bool:
+    hits = call_function("starts_with", [arr], MatchSubstringOptions(prefix))
+    return bool(call_function("any", [hits], ScalarAggregateOptions()).as_py())
+
+
+def min_length(arr: Any) -> int:
+    lengths = call_function("binary_length", [arr])
+    return int(call_function("min", [lengths], ScalarAggregateOptions()).as_py())

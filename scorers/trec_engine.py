@@ -24,10 +24,20 @@ from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorers.arrow_np import flat as _flat
-from scorers.arrow_np import from_np, repeat_string, string_scalar, to_np
+from scorers.arrow_np import (
+    from_np,
+    index_in,
+    join,
+    keep,
+    repeat_string,
+    sort_indices,
+    string_scalar,
+    take,
+    to_np,
+    unique,
+)
 
 Precision = Literal["float64", "float32"]
 Ties = Literal["file", "trec_eval"]
@@ -197,10 +207,10 @@ class DuplicateDocs(ValueError):
 def bind_qrels(query_ids: Any, doc_ids: Any, grades: Any) -> TrecQrels:
     """Bind qrels once: sorted query ids and the (query, doc) keys runs are looked up in."""
     q, d = _flat(_strings(query_ids)), _flat(_strings(doc_ids))
-    uniq = pc.unique(q)
-    qids = _flat(uniq.take(pc.sort_indices(uniq)))
-    qrow = to_np(pc.index_in(q, value_set=qids)).astype(np.int64)
-    keys = _flat(pc.binary_join_element_wise(q, d, _SEP))
+    uniq = unique(q)
+    qids = _flat(take(uniq, to_np(sort_indices(uniq))))
+    qrow = to_np(index_in(q, qids)).astype(np.int64)
+    keys = _flat(join(q, d, _SEP))
     return TrecQrels(qids, keys, qrow, np.asarray(grades, dtype=np.int64))
 
 
@@ -210,14 +220,14 @@ _SEP = string_scalar("\x00")
 def _grades_of(qrels: TrecQrels, q: pa.Array, d: pa.Array) -> np.ndarray:
     """Relevance of each row: its grade, NONPOOL or UNJUDGED; a document twice for one
     query raises DuplicateDocs (judged ones share a qrels row, the rest a joined key)."""
-    joined = pc.binary_join_element_wise(q, d, _SEP)
-    gi = to_np(pc.index_in(joined, value_set=qrels.keys), null=-1)
+    joined = join(q, d, _SEP)
+    gi = to_np(index_in(joined, qrels.keys), null=-1)
     judged = gi >= 0
     if judged.any() and np.bincount(gi[judged]).max() > 1:
         raise DuplicateDocs("a document appears twice for one query")
     if not judged.all():
-        unjudged = joined.filter(from_np(~judged))
-        if len(pc.unique(unjudged)) != len(unjudged):
+        unjudged = keep(joined, ~judged)
+        if len(unique(unjudged)) != len(unjudged):
             raise DuplicateDocs("a document appears twice for one query")
     rel = np.where(judged, qrels.grades[np.maximum(gi, 0)], NONPOOL)
     return np.where(judged & (rel < 0), UNJUDGED, rel).astype(np.int64)  # type: ignore[no-any-return]
@@ -239,18 +249,18 @@ class Ranking:
 def rank_run(qrels: TrecQrels, query_ids: Any, doc_ids: Any, scores: Any, opts: Options) -> Ranking:
     """Rank one run as trec_eval does (see the module docstring)."""
     q, d = _flat(_strings(query_ids)), _flat(_strings(doc_ids))
-    qi = to_np(pc.index_in(q, value_set=qrels.qids), null=-1).astype(np.int64)
-    keep = qi >= 0
+    qi = to_np(index_in(q, qrels.qids), null=-1).astype(np.int64)
+    known = qi >= 0
     sc = np.asarray(scores, dtype=np.float64)
-    if not keep.all():
-        rows = from_np(np.flatnonzero(keep))
-        q, d, qi, sc = q.take(rows), d.take(rows), qi[keep], sc[keep]
+    if not known.all():
+        rows = np.flatnonzero(known)
+        q, d, qi, sc = take(q, rows), take(d, rows), qi[known], sc[known]
     present = np.zeros(qrels.n, dtype=bool)
     present[qi] = True
     if opts.complete:
         missing = np.flatnonzero(~present)
         if len(missing):  # trec_eval's placeholder ranking: one unjudged document
-            q = pa.concat_arrays([q, qrels.qids.take(from_np(missing))])
+            q = pa.concat_arrays([q, take(qrels.qids, missing)])
             d = pa.concat_arrays([d, repeat_string("ceci_nest_pas_un_docno", len(missing))])
             qi = np.concatenate([qi, missing])
             sc = np.concatenate([sc, np.ones(len(missing))])
@@ -265,7 +275,7 @@ def rank_run(qrels: TrecQrels, query_ids: Any, doc_ids: Any, scores: Any, opts: 
     else:
         cols, names = [*cols, from_np(np.arange(len(qi)))], [*names, "i"]
         keys = [("q", "ascending"), ("s", "descending"), ("i", "ascending")]
-    order = to_np(pc.sort_indices(pa.Table.from_arrays(cols, names=names), sort_keys=keys))
+    order = to_np(sort_indices(pa.Table.from_arrays(cols, names=names), keys))
     qs = qi[order]
     rel = _grades_of(qrels, q, d)[order]
     # evaluated-query index per row: qrels index -> position in eq

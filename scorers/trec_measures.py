@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from scorers.arrow_np import from_np
+from scorers.arrow_np import take
 from scorers.trec_catalog import (
     COUNTS,
     GEOMETRIC,
@@ -114,18 +114,18 @@ def score_arrays(
     *, queries: set[str] | None = None, runid: str = "",
 ) -> TrecScores:  # fmt: skip
     """Measures of one run given as arrays, against qrels bound once (`bind_qrels`)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     opts = opts or Options()
     if queries is not None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         qa = _strings(query_ids)
         keep = pc.is_in(qa, value_set=pa.array(sorted(queries), type=pa.string()))
         query_ids, doc_ids = qa.filter(keep), _strings(doc_ids).filter(keep)
         scores = np.asarray(scores, dtype=np.float64)[keep.to_numpy(zero_copy_only=False)]
     rk = rank_run(qrels, query_ids, doc_ids, scores, opts)
     values, texts = evaluate(qrels, rk, measures, opts)
-    qids = qrels.qids.take(from_np(rk.eq)).to_pylist() if len(rk.eq) else []
+    qids = take(qrels.qids, rk.eq).to_pylist() if len(rk.eq) else []
     return TrecScores(qids, values, summary(values, measures, qrels, opts), texts, runid)
 
 
