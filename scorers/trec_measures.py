@@ -163,6 +163,7 @@ class TrecReport:
     measures: list[str]
     runs: dict[str, TrecScores] = field(default_factory=dict)
     score_precision: str = "float64"
+    flags: dict[str, Any] = field(default_factory=dict)  # trec_eval's -c -l -J -M, when given
 
     def to_json(self, per_query: bool = True) -> dict[str, Any]:
         runs = {}
@@ -171,11 +172,15 @@ class TrecReport:
             if not per_query:
                 j.pop("per_query")
             runs[tag] = j
-        return {"qrels": self.qrels, "ties": self.ties, "score_precision": self.score_precision,
-                "measures": self.measures, "runs": runs}  # fmt: skip
+        out = {"qrels": self.qrels, "ties": self.ties, "score_precision": self.score_precision,
+               "measures": self.measures, "runs": runs}  # fmt: skip
+        if self.flags:  # only when given, so the default output stays as it was
+            out["trec_eval_flags"] = self.flags
+        return out
 
     def to_text(self) -> str:
-        head = (f"trec_eval measures (ties: {self.ties}; scores: {self.score_precision}; "
+        flags = "".join(f"; -{k}" + ("" if v is True else f" {v}") for k, v in self.flags.items())
+        head = (f"trec_eval measures (ties: {self.ties}; scores: {self.score_precision}{flags}; "
                 f"qrels: {self.qrels})")  # fmt: skip
         width = max([len("run"), *(len(t) for t in self.runs)])
         cols = [f"{m:>12}" for m in self.measures]
