@@ -36,7 +36,8 @@ def test_score_trec_flags_equal_trec_eval(ours: list[str], theirs: list[str], qr
     assert run["per_query"].keys() == te["per_query"].keys()
     for q, values in run["per_query"].items():
         for name, value in values.items():
-            assert value == te["per_query"][q][name] or (value != value and te["per_query"][q][name] != te["per_query"][q][name]), (q, name)  # fmt: skip
+            other = te["per_query"][q][name]
+            assert value == other or (value != value and other != other), (q, name)  # NaN: both
     assert st["trec_eval_flags"]
 
 
