@@ -135,6 +135,16 @@ def m_rbp(c: Ctx, m: Measure) -> np.ndarray:
         return np.where(c.count(unj) > 0, powers[c.ret] + (1 - p) * s, 0.0)  # type: ignore[no-any-return]
     gain = _row_gain(c, pairs)
     over = {int(n): float(v) for n, v in pairs if valid_int(n)}
+    if not over:
+        # Gains are the grades (> 0 only on judged rows; the rest add nothing), divided
+        # by the query's max grade when that is above 1: the general case below, on
+        # the rows it sums.
+        rows = np.flatnonzero(gain != 0)
+        qr, g = c.rk.q[rows], gain[rows]
+        hi = np.maximum(c.qrels.max_grade()[c.rk.eq], 0).astype(np.float64)[qr]
+        g = np.where(hi > 1, g / np.where(hi > 1, hi, 1.0), g)
+        w = g * powers[c.rk.pos[rows]]
+        return (1.0 - p) * np.bincount(qr, weights=w, minlength=c.E)  # type: ignore[no-any-return]
     listed = (rel >= 0) | np.isin(rel, list(over))
     # trec_eval rescales a query's gains to [0, 1] when any lies outside (its min and
     # max start at 0): the gains of levels 0..max grade, and of every level=gain pair
