@@ -16,6 +16,59 @@ from evaudit import __version__
 from vocabulary.errors import InputError, InputErrors
 
 
+class _Commands(dict[str, click.Command]):
+    """The group's command table, filled on first use: a lookup of a name it holds
+    answers at once, anything else (another name, listing, --help) imports every
+    command module first. So `evaudit trec_eval`, run once per run file as trec_eval
+    is, imports only its own command (main() preloads it)."""
+
+    loaded = False
+
+    def _load(self) -> None:
+        if not self.loaded:
+            self.loaded = True
+            _register()
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self.keys_now():
+            self._load()
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        if name not in self.keys_now():
+            self._load()
+        return super().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        if not super().__contains__(name):
+            self._load()
+        return super().__contains__(name)
+
+    def keys_now(self) -> Any:
+        """The names registered so far, without loading the rest."""
+        return super().keys()
+
+    def __iter__(self) -> Any:
+        self._load()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._load()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._load()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._load()
+        return super().values()
+
+    def items(self) -> Any:
+        self._load()
+        return super().items()
+
+
 class EvauditGroup(click.Group):
     """A click group that reports InputError as `error: file:line: message`."""
 
@@ -40,6 +93,9 @@ def cli() -> None:
     serve -> agreement audit -> repair plan -> adjudicate -> finalize -> score impact.
     Every command that reports figures takes --json.
     """
+
+
+cli.commands = _Commands()
 
 
 def _register() -> None:
@@ -83,10 +139,23 @@ def _register() -> None:
             cli.add_command(command)
 
 
-_register()
+def _preload(argv: list[str]) -> None:
+    """Register only the command about to run when it is one of the two run once per
+    file or batch in scripts (their imports are most of a short process's time)."""
+    if argv[:1] == ["trec_eval"]:
+        from evaudit.commands import trec_eval
+
+        cli.add_command(trec_eval.trec_eval_cmd)
+    elif argv[:2] == ["score", "trec"]:
+        from evaudit.commands import score_trec
+        from evaudit.commands.score_options import score
+
+        _ = score_trec  # adds `trec` to the score group on import
+        cli.add_command(score)
 
 
 def main() -> None:
+    _preload(sys.argv[1:])
     cli(prog_name="evaudit")
 
 

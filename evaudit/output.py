@@ -7,7 +7,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
 import click
-from tqdm import tqdm
 
 from vocabulary.jsonsafe import dumps_indented
 from vocabulary.progress import Progress
@@ -28,6 +27,8 @@ def progress(
     items: Iterable[T], *, total: int | None = None, desc: str = "", quiet: bool = False
 ) -> Iterator[T]:
     """A tqdm bar on stderr for long work; silent under --json or off a terminal."""
+    from tqdm import tqdm  # here, not at import: every command pays for its import otherwise
+
     disable = quiet or not sys.stderr.isatty()
     yield from tqdm(items, total=total, desc=desc, disable=disable, file=sys.stderr, leave=False)
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from scorers.arrow_np import any_starts_with, join, min_length, string_scalar, to_np, unique
 from vocabulary.errors import InputError
 
 QREL_WHAT = "a TREC qrel (qid 0 docid grade)"
@@ -123,19 +123,19 @@ def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
         return None
     if table.num_rows == 0 or any(table.column(i).null_count for i in range(len(types))):
         return None
-    if pc.any(pc.starts_with(table.column(0), "#")).as_py():
+    if any_starts_with(table.column(0), "#"):
         return None  # a comment line that happens to have the right number of fields
     for i, typ in enumerate(types):
         # An empty id means two spaces in a row; let the line reader handle it.
-        if typ == _STR and pc.any(pc.equal(pc.binary_length(table.column(i)), 0)).as_py():
+        if typ == _STR and min_length(table.column(i)) == 0:
             return None
     return table
 
 
 def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
     """Whether any (query, document) pair repeats: one hash pass over joined ids."""
-    pairs = pc.binary_join_element_wise(qids, dids, "\x00")
-    return len(pc.unique(pairs)) != len(pairs)
+    pairs = join(qids, dids, string_scalar("\x00"))
+    return len(unique(pairs)) != len(pairs)
 
 
 def arrow_qrels(path: Path) -> tuple[Any, Any, np.ndarray] | None:
@@ -144,7 +144,7 @@ def arrow_qrels(path: Path) -> tuple[Any, Any, np.ndarray] | None:
     table = _arrow_trec(path, [_STR, _STR, _STR, pa.int64()])
     if table is None or _has_duplicate_pairs(table.column(0), table.column(2)):
         return None
-    return table.column(0), table.column(2), table.column(3).to_numpy()
+    return table.column(0), table.column(2), to_np(table.column(3))
 
 
 def arrow_run(path: Path, *, duplicates: bool = True) -> tuple[Any, Any, np.ndarray, str] | None:
@@ -157,4 +157,5 @@ def arrow_run(path: Path, *, duplicates: bool = True) -> tuple[Any, Any, np.ndar
     table = _arrow_trec(path, [_STR, _STR, _STR, pa.int64(), pa.float64(), _STR])
     if table is None or (duplicates and _has_duplicate_pairs(table.column(0), table.column(2))):
         return None
-    return table.column(0), table.column(2), table.column(4).to_numpy(), str(table.column(5)[0])
+    scores = to_np(table.column(4))
+    return table.column(0), table.column(2), scores, str(table.column(5)[0])

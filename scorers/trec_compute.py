@@ -36,9 +36,20 @@ def m_num(c: Ctx, m: Measure) -> np.ndarray:
     return (c.ret - pool - c.nrr).astype(np.float64)
 
 
-def _ap(c: Ctx, mask: np.ndarray | None = None) -> np.ndarray:
-    w = np.where(c.isrel, c.cum / (c.rk.pos + 1), 0.0)
-    s = c.total(w, mask)
+def _rel_rows(c: Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of relevant documents: their index, query and precision there. Per-query
+    sums of terms that are 0 elsewhere add only these (adding 0.0 changes no sum)."""
+
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = np.flatnonzero(c.isrel)
+        return rows, c.rk.q[rows], c.cum[rows] / (c.rk.pos[rows] + 1)
+
+    return c.once("rel_rows", make)  # type: ignore[no-any-return]
+
+
+def _ap(c: Ctx) -> np.ndarray:
+    _, q, prec = _rel_rows(c)
+    s = np.bincount(q, weights=prec, minlength=c.E)
     return ratio(s, c.R.astype(np.float64), (c.nrr > 0) & (c.R > 0))
 
 
@@ -61,16 +72,27 @@ def _per_relevant(c: Ctx, s: np.ndarray) -> np.ndarray:
     return out
 
 
+def _judged_rows(c: Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of judged relevant documents (grade >= level): index, query, and the judged
+    non-relevant documents ranked above each (bpref and infAP sum over these rows)."""
+
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rel = c.rk.rel
+        jn = (rel >= 0) & (rel < c.opts.level)
+        rows = np.flatnonzero((rel >= 0) & ~jn)
+        nr = seg_cumsum(jn.astype(np.float64), c.rk.starts, c.rk.q)[rows]
+        return rows, c.rk.q[rows], nr
+
+    return c.once("judged_rows", make)  # type: ignore[no-any-return]
+
+
 def _bpref(c: Ctx) -> np.ndarray:
-    rel = c.rk.rel
-    jn = (rel >= 0) & (rel < c.opts.level)
-    nr = seg_cumsum(jn.astype(np.float64), c.rk.starts, c.rk.q)
-    rrow = (rel >= 0) & ~jn
-    R = c.R[c.rk.q].astype(np.float64)
-    NN = c.qrels.num_nonrel(c.opts.level)[c.rk.eq][c.rk.q].astype(np.float64)
+    _, q, nr = _judged_rows(c)
+    R = c.R[q].astype(np.float64)
+    NN = c.qrels.num_nonrel(c.opts.level)[c.rk.eq][q].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = np.where(nr > 0, 1.0 - np.minimum(nr, R) / np.minimum(NN, R), 1.0)
-    return _per_relevant(c, c.total(term, rrow))
+    return _per_relevant(c, np.bincount(q, weights=term, minlength=c.E))
 
 
 def m_bpref(c: Ctx, m: Measure) -> np.ndarray:
@@ -79,8 +101,9 @@ def m_bpref(c: Ctx, m: Measure) -> np.ndarray:
 
 
 def m_recip_rank(c: Ctx, m: Measure) -> np.ndarray:
-    first = c.isrel & (c.cum == 1)
-    return c.total(1.0 / (c.rk.pos + 1.0), first)
+    rows, q, _ = _rel_rows(c)
+    first = c.cum[rows] == 1
+    return np.bincount(q[first], weights=1.0 / (c.rk.pos[rows[first]] + 1.0), minlength=c.E)
 
 
 def _cut_counts(c: Ctx, fracs: Sequence[float]) -> list[np.ndarray]:
@@ -152,9 +175,11 @@ def g_long_cut(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
     base = ms[0].base
     out: list[np.ndarray] = []
     if base == "map_cut":
-        w = np.where(c.isrel, c.cum / (c.rk.pos + 1), 0.0)
+        rows, q, prec = _rel_rows(c)
+        pos = c.rk.pos[rows]
         for m in ms:
-            s = c.total(w, c.rk.pos < m.cut)  # type: ignore[operator]
+            inside = pos < m.cut  # type: ignore[operator]
+            s = np.bincount(q[inside], weights=prec[inside], minlength=c.E)
             out.append(ratio(s, c.R.astype(np.float64), c.R > 0))
         return out
     if base == "ndcg_cut":
@@ -201,20 +226,21 @@ def g_Rprec_mult(c: Ctx, ms: Sequence[Measure]) -> list[np.ndarray]:
 
 
 def m_infAP(c: Ctx, m: Measure) -> np.ndarray:
-    rel, st, q = c.rk.rel, c.rk.starts, c.rk.q
-    jn = (rel >= 0) & (rel < c.opts.level)
-    rrow = (rel >= 0) & ~jn
-    rs = seg_cumsum(rrow.astype(np.float64), st, q)
-    nr = seg_cumsum(jn.astype(np.float64), st, q)
-    pu = seg_cumsum((rel == UNJUDGED).astype(np.float64), st, q)
-    fj = c.rk.pos.astype(np.float64)
+    rel, st = c.rk.rel, c.rk.starts
+    rows, q, nr = _judged_rows(c)
+    # judged relevant ones above and at each row: a running count over those rows alone
+    rs = np.arange(1, len(rows) + 1, dtype=np.float64)
+    rs -= np.concatenate([[0.0], np.cumsum(np.bincount(q, minlength=c.E))])[q]
+    pu = seg_cumsum((rel == UNJUDGED).astype(np.float64), st, c.rk.q)[rows]
+    pos = c.rk.pos[rows]
+    fj = pos.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         a = 1.0 / (fj + 1.0)
         b = fj / (fj + 1.0)
         x = (rs - 1 + nr + pu) / fj
         y = (rs - 1 + INFAP_EPSILON) / ((rs - 1 + nr) + 2 * INFAP_EPSILON)
-        term = np.where(c.rk.pos == 0, 1.0, a + b * x * y)
-    return _per_relevant(c, c.total(term, rrow))
+        term = np.where(pos == 0, 1.0, a + b * x * y)
+    return _per_relevant(c, np.bincount(q, weights=term, minlength=c.E))
 
 
 def m_utility(c: Ctx, m: Measure) -> np.ndarray:
@@ -225,9 +251,10 @@ def m_utility(c: Ctx, m: Measure) -> np.ndarray:
 
 
 def m_binG(c: Ctx, m: Measure) -> np.ndarray:
-    arg = 3 + c.rk.pos - c.cum.astype(np.int64)
-    w = np.where(c.isrel, 1.0 / log2_of(np.where(c.isrel, arg, 2)), 0.0)
-    return ratio(c.total(w), c.R.astype(np.float64), (c.nrr > 0) & (c.R > 0))
+    rows, q, _ = _rel_rows(c)
+    w = 1.0 / log2_of(3 + c.rk.pos[rows] - c.cum[rows].astype(np.int64))
+    s = np.bincount(q, weights=w, minlength=c.E)
+    return ratio(s, c.R.astype(np.float64), (c.nrr > 0) & (c.R > 0))
 
 
 def m_set(c: Ctx, m: Measure) -> np.ndarray:

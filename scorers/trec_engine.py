@@ -24,7 +24,20 @@ from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
+
+from scorers.arrow_np import flat as _flat
+from scorers.arrow_np import (
+    from_np,
+    index_in,
+    join,
+    keep,
+    repeat_string,
+    sort_indices,
+    string_scalar,
+    take,
+    to_np,
+    unique,
+)
 
 Precision = Literal["float64", "float32"]
 Ties = Literal["file", "trec_eval"]
@@ -194,26 +207,30 @@ class DuplicateDocs(ValueError):
 def bind_qrels(query_ids: Any, doc_ids: Any, grades: Any) -> TrecQrels:
     """Bind qrels once: sorted query ids and the (query, doc) keys runs are looked up in."""
     q, d = _flat(_strings(query_ids)), _flat(_strings(doc_ids))
-    uniq = pc.unique(q)
-    qids = _flat(uniq.take(pc.sort_indices(uniq)))
-    qrow = pc.index_in(q, value_set=qids).to_numpy(zero_copy_only=False).astype(np.int64)
-    keys = _flat(pc.binary_join_element_wise(q, d, "\x00"))
+    uniq = unique(q)
+    qids = _flat(take(uniq, to_np(sort_indices(uniq))))
+    qrow = to_np(index_in(q, qids)).astype(np.int64)
+    keys = _flat(join(q, d, _SEP))
     return TrecQrels(qids, keys, qrow, np.asarray(grades, dtype=np.int64))
 
 
-def _grades_of(qrels: TrecQrels, qi: np.ndarray, q: pa.Array, d: pa.Array) -> np.ndarray:
+_SEP = string_scalar("\x00")
+
+
+def _grades_of(qrels: TrecQrels, q: pa.Array, d: pa.Array) -> np.ndarray:
     """Relevance of each row: its grade, NONPOOL or UNJUDGED; a document twice for one
     query raises DuplicateDocs (judged ones share a qrels row, the rest a joined key)."""
-    joined = pc.binary_join_element_wise(q, d, "\x00")
-    gi = pc.index_in(joined, value_set=qrels.keys).fill_null(-1).to_numpy(zero_copy_only=False)
-    judged = np.sort(gi[gi >= 0])
-    if len(judged) > 1 and (np.diff(judged) == 0).any():
+    joined = join(q, d, _SEP)
+    gi = to_np(index_in(joined, qrels.keys), null=-1)
+    judged = gi >= 0
+    if judged.any() and np.bincount(gi[judged]).max() > 1:
         raise DuplicateDocs("a document appears twice for one query")
-    unjudged = joined.filter(pa.array(gi < 0))
-    if len(pc.unique(unjudged)) != len(unjudged):
-        raise DuplicateDocs("a document appears twice for one query")
-    rel = np.where(gi >= 0, qrels.grades[np.maximum(gi, 0)], NONPOOL)
-    return np.where((gi >= 0) & (rel < 0), UNJUDGED, rel).astype(np.int64)  # type: ignore[no-any-return]
+    if not judged.all():
+        unjudged = keep(joined, ~judged)
+        if len(unique(unjudged)) != len(unjudged):
+            raise DuplicateDocs("a document appears twice for one query")
+    rel = np.where(judged, qrels.grades[np.maximum(gi, 0)], NONPOOL)
+    return np.where(judged & (rel < 0), UNJUDGED, rel).astype(np.int64)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -231,20 +248,20 @@ class Ranking:
 
 def rank_run(qrels: TrecQrels, query_ids: Any, doc_ids: Any, scores: Any, opts: Options) -> Ranking:
     """Rank one run as trec_eval does (see the module docstring)."""
-    q, d = _strings(query_ids), _strings(doc_ids)
-    qi = pc.index_in(q, value_set=qrels.qids).fill_null(-1).to_numpy(zero_copy_only=False)
-    keep = qi >= 0
+    q, d = _flat(_strings(query_ids)), _flat(_strings(doc_ids))
+    qi = to_np(index_in(q, qrels.qids), null=-1).astype(np.int64)
+    known = qi >= 0
     sc = np.asarray(scores, dtype=np.float64)
-    if not keep.all():
-        mask = pa.array(keep)
-        q, d, qi, sc = q.filter(mask), d.filter(mask), qi[keep], sc[keep]
+    if not known.all():
+        rows = np.flatnonzero(known)
+        q, d, qi, sc = take(q, rows), take(d, rows), qi[known], sc[known]
     present = np.zeros(qrels.n, dtype=bool)
     present[qi] = True
     if opts.complete:
         missing = np.flatnonzero(~present)
         if len(missing):  # trec_eval's placeholder ranking: one unjudged document
-            q = pa.concat_arrays([_flat(q), qrels.qids.take(pa.array(missing))])
-            d = pa.concat_arrays([_flat(d), pa.array(["ceci_nest_pas_un_docno"] * len(missing))])
+            q = pa.concat_arrays([q, take(qrels.qids, missing)])
+            d = pa.concat_arrays([d, repeat_string("ceci_nest_pas_un_docno", len(missing))])
             qi = np.concatenate([qi, missing])
             sc = np.concatenate([sc, np.ones(len(missing))])
         eq = np.arange(qrels.n)
@@ -252,15 +269,15 @@ def rank_run(qrels: TrecQrels, query_ids: Any, doc_ids: Any, scores: Any, opts: 
         eq = np.flatnonzero(present)
     placeholder = ~present[eq]
     s = sc.astype(np.float32) if opts.precision == "float32" else sc
-    table = pa.table({"q": pa.array(qi.astype(np.int64)), "s": pa.array(s), "d": d})
+    cols, names = [from_np(qi), from_np(s), d], ["q", "s", "d"]
     if opts.ties == "trec_eval":
         keys = [("q", "ascending"), ("s", "descending"), ("d", "descending")]
     else:
-        table = table.append_column("i", pa.array(np.arange(len(qi))))
+        cols, names = [*cols, from_np(np.arange(len(qi)))], [*names, "i"]
         keys = [("q", "ascending"), ("s", "descending"), ("i", "ascending")]
-    order = pc.sort_indices(table, sort_keys=keys).to_numpy()
-    qs = qi[order].astype(np.int64)
-    rel = _grades_of(qrels, qi.astype(np.int64), _flat(q), _flat(d))[order]
+    order = to_np(sort_indices(pa.Table.from_arrays(cols, names=names), keys))
+    qs = qi[order]
+    rel = _grades_of(qrels, q, d)[order]
     # evaluated-query index per row: qrels index -> position in eq
     to_eval = np.full(qrels.n, -1, dtype=np.int64)
     to_eval[eq] = np.arange(len(eq))
@@ -277,10 +294,6 @@ def rank_run(qrels: TrecQrels, query_ids: Any, doc_ids: Any, scores: Any, opts: 
     n = np.bincount(qe, minlength=len(eq))
     starts = np.concatenate([[0], np.cumsum(n)])
     return Ranking(eq, qe, pos, rel, starts, n, placeholder)
-
-
-def _flat(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
-    return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
 def _positions(qe: np.ndarray, nq: int) -> np.ndarray:

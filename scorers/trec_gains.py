@@ -37,33 +37,36 @@ def m_G(c: Ctx, m: Measure) -> np.ndarray:
     st, q = c.rk.starts, c.rk.q
     cost = seg_cumsum(np.maximum(ig, 1.0), st, q)
     got = seg_cumsum(gain, st, q)
+    nz = np.flatnonzero(gain != 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         arg = 2 + cost - got
         integral = np.all(arg == np.round(arg)) and (len(arg) == 0 or arg.min() >= 0)
-        lg = log2_of(arg.astype(np.int64)) if integral else np.log2(arg)
-        term = np.where(gain != 0, gain / lg, 0.0)
-    s = c.total(term, gain != 0)
+        if integral:  # a table lookup: the same value for a row whichever rows are taken
+            term = gain[nz] / log2_of(arg[nz].astype(np.int64))
+        else:
+            term = np.where(gain != 0, gain / np.log2(arg), 0.0)[nz]
+    s = np.bincount(c.rk.q[nz], weights=term, minlength=c.E)
     total_ideal = np.bincount(ideal.q, weights=ideal.gain, minlength=c.qrels.n)[c.rk.eq]
     return ratio(s, total_ideal, total_ideal > 0)
 
 
 def m_ndcg(c: Ctx, m: Measure) -> np.ndarray:
     pairs = m.extra  # type: ignore[assignment]
-    gain = _row_gain(c, pairs)  # type: ignore[arg-type]
     ideal = c.qrels.ideal(pairs)  # type: ignore[arg-type]
     running = c.running_dcg(pairs)  # type: ignore[arg-type]
     idcg = ideal.dcg_at(c.rk.eq, ideal.length[c.rk.eq])
     if m.base == "ndcg":
         return ratio(c.top(running, c.ret), idcg, idcg > 0)
+    gain = _row_gain(c, pairs)  # type: ignore[arg-type]
     q = c.rk.q
     L = ideal.length[c.rk.eq]
     if m.base == "ndcg_rel":
-        qq = c.rk.eq[q]
-        irow = ideal.dcg_at(qq, c.rk.pos + 1)
-        pos_rows = gain > 0
+        rows = np.flatnonzero(gain > 0)
+        qr = q[rows]
+        irow = ideal.dcg_at(c.rk.eq[qr], c.rk.pos[rows] + 1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            s = c.total(running / irow, pos_rows)
-            npos = c.count(pos_rows)
+            s = np.bincount(qr, weights=running[rows] / irow, minlength=c.E)
+            npos = np.bincount(qr, minlength=c.E)
             final = c.top(running, c.ret)
             s = s + ((L - npos).astype(np.float64) * final) / idcg
         out = np.zeros(c.E)
@@ -132,6 +135,16 @@ def m_rbp(c: Ctx, m: Measure) -> np.ndarray:
         return np.where(c.count(unj) > 0, powers[c.ret] + (1 - p) * s, 0.0)  # type: ignore[no-any-return]
     gain = _row_gain(c, pairs)
     over = {int(n): float(v) for n, v in pairs if valid_int(n)}
+    if not over:
+        # Gains are the grades (> 0 only on judged rows; the rest add nothing), divided
+        # by the query's max grade when that is above 1: the general case below, on
+        # the rows it sums.
+        rows = np.flatnonzero(gain != 0)
+        qr, g = c.rk.q[rows], gain[rows]
+        hi = np.maximum(c.qrels.max_grade()[c.rk.eq], 0).astype(np.float64)[qr]
+        g = np.where(hi > 1, g / np.where(hi > 1, hi, 1.0), g)
+        w = g * powers[c.rk.pos[rows]]
+        return (1.0 - p) * np.bincount(qr, weights=w, minlength=c.E)  # type: ignore[no-any-return]
     listed = (rel >= 0) | np.isin(rel, list(over))
     # trec_eval rescales a query's gains to [0, 1] when any lies outside (its min and
     # max start at 0): the gains of levels 0..max grade, and of every level=gain pair

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from scorers.arrow_np import take
 from scorers.trec_catalog import (
     COUNTS,
     GEOMETRIC,
@@ -113,18 +114,18 @@ def score_arrays(
     *, queries: set[str] | None = None, runid: str = "",
 ) -> TrecScores:  # fmt: skip
     """Measures of one run given as arrays, against qrels bound once (`bind_qrels`)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     opts = opts or Options()
     if queries is not None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         qa = _strings(query_ids)
         keep = pc.is_in(qa, value_set=pa.array(sorted(queries), type=pa.string()))
         query_ids, doc_ids = qa.filter(keep), _strings(doc_ids).filter(keep)
         scores = np.asarray(scores, dtype=np.float64)[keep.to_numpy(zero_copy_only=False)]
     rk = rank_run(qrels, query_ids, doc_ids, scores, opts)
     values, texts = evaluate(qrels, rk, measures, opts)
-    qids = qrels.qids.take(pa.array(rk.eq)).to_pylist() if len(rk.eq) else []
+    qids = take(qrels.qids, rk.eq).to_pylist() if len(rk.eq) else []
     return TrecScores(qids, values, summary(values, measures, qrels, opts), texts, runid)
 
 
@@ -162,6 +163,7 @@ class TrecReport:
     measures: list[str]
     runs: dict[str, TrecScores] = field(default_factory=dict)
     score_precision: str = "float64"
+    flags: dict[str, Any] = field(default_factory=dict)  # trec_eval's -c -l -J -M, when given
 
     def to_json(self, per_query: bool = True) -> dict[str, Any]:
         runs = {}
@@ -170,11 +172,15 @@ class TrecReport:
             if not per_query:
                 j.pop("per_query")
             runs[tag] = j
-        return {"qrels": self.qrels, "ties": self.ties, "score_precision": self.score_precision,
-                "measures": self.measures, "runs": runs}  # fmt: skip
+        out = {"qrels": self.qrels, "ties": self.ties, "score_precision": self.score_precision,
+               "measures": self.measures, "runs": runs}  # fmt: skip
+        if self.flags:  # only when given, so the default output stays as it was
+            out["trec_eval_flags"] = self.flags
+        return out
 
     def to_text(self) -> str:
-        head = (f"trec_eval measures (ties: {self.ties}; scores: {self.score_precision}; "
+        flags = "".join(f"; -{k}" + ("" if v is True else f" {v}") for k, v in self.flags.items())
+        head = (f"trec_eval measures (ties: {self.ties}; scores: {self.score_precision}{flags}; "
                 f"qrels: {self.qrels})")  # fmt: skip
         width = max([len("run"), *(len(t) for t in self.runs)])
         cols = [f"{m:>12}" for m in self.measures]

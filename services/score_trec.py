@@ -68,9 +68,53 @@ def _query_filter(queries: Path | None) -> set[str] | None:
     return read_query_ids(queries)
 
 
+@dataclass(frozen=True)
+class TrecFlags:
+    """trec_eval's -c, -l, -J and -M for `score trec` (the engine's `Options`)."""
+
+    complete: bool = False  # -c: every qrels query, one missing from a run scores 0
+    level: int = 1  # -l: the lowest relevant grade
+    judged_only: bool = False  # -J
+    max_docs: int | None = None  # -M
+
+    def given(self) -> dict[str, Any]:
+        """The flags that differ from trec_eval's defaults, by trec_eval's letter."""
+        out: dict[str, Any] = {}
+        if self.complete:
+            out["c"] = True
+        if self.level != 1:
+            out["l"] = self.level
+        if self.judged_only:
+            out["J"] = True
+        if self.max_docs is not None:
+            out["M"] = self.max_docs
+        return out
+
+
+def _qrels_of(frame: Any, wanted: set[str] | None, flags: TrecFlags) -> tuple[Any, Any, Any]:
+    """The qrels columns; with -c and a query filter only the filter's queries (so -c
+    adds no query the filter leaves out)."""
+    q, d, g = frame["query_id"], frame["doc_id"], frame["grade"]
+    if wanted is None or not flags.complete:
+        return q, d, g
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def arrow(x: Any) -> Any:
+        if isinstance(x, pa.Array | pa.ChunkedArray):
+            return x.cast(pa.string())
+        return pa.array(np.asarray(x, dtype=object), type=pa.string())
+
+    keep = pc.is_in(arrow(q), value_set=pa.array(sorted(wanted), type=pa.string()))
+    mask = keep.to_numpy(zero_copy_only=False)
+    return arrow(q).filter(keep), arrow(d).filter(keep), np.asarray(g)[mask]
+
+
 def trec_scores(
     frame: Any, runs: Sequence[RunSpec], measures: Any, ties: str,
     wanted: set[str] | None, score_precision: str = "float64",
+    flags: TrecFlags = TrecFlags(),
 ) -> dict[str, Any]:  # fmt: skip
     """Every run's measures; the qrels are bound once, runs read as Arrow columns.
 
@@ -82,8 +126,12 @@ def trec_scores(
     from scorers.trec_measures import Options, bind_qrels
     from services.trec_eval import score_run_file
 
-    bound = bind_qrels(frame["query_id"], frame["doc_id"], frame["grade"])
-    opts = Options(ties=ties, precision=score_precision)  # type: ignore[arg-type]
+    bound = bind_qrels(*_qrels_of(frame, wanted, flags))
+    opts = Options(
+        ties=ties, precision=score_precision,  # type: ignore[arg-type]
+        level=flags.level, complete=flags.complete, max_docs=flags.max_docs,
+        judged_only=flags.judged_only,
+    )  # fmt: skip
 
     def work(spec: RunSpec) -> Any:
         name, path = spec
@@ -164,14 +212,15 @@ class TrecScoreReport:
 def score_trec(
     *, qrels: Path | None, project: Path | None, queries: Path | None, runs: Sequence[RunSpec],
     measures: tuple[str, ...], ties: str, per_query: bool = False,
-    score_precision: str = "float64",
+    score_precision: str = "float64", flags: TrecFlags = TrecFlags(),
 ) -> TrecScoreReport:  # fmt: skip
-    """trec_eval's measures on graded qrels without conditions (trec_eval 10's values)."""
+    """trec_eval's measures on graded qrels without conditions (trec_eval 10's values;
+    `flags` its -c, -l, -J and -M)."""
     from scorers.trec_measures import TrecReport
 
     ms = measures_of(measures)
     frame, source = _trec_inputs(qrels, project)
-    scored = trec_scores(frame, runs, ms, ties, _query_filter(queries), score_precision)
+    scored = trec_scores(frame, runs, ms, ties, _query_filter(queries), score_precision, flags)
     rep = TrecReport(qrels=source, ties=ties, measures=[m.name for m in ms], runs=scored,
-                     score_precision=score_precision)  # fmt: skip
+                     score_precision=score_precision, flags=flags.given())  # fmt: skip
     return TrecScoreReport(rep, per_query)

@@ -47,23 +47,42 @@ from vocabulary.runspec import parse_run_spec
     help="Compare scores as doubles (trec_eval) or as float32 (pytrec_eval, which then "
     "breaks the new ties by docno descending).",
 )  # fmt: skip
+@click.option(
+    "-c", "--complete-queries", "complete", is_flag=True,
+    help="trec_eval's -c: average over every qrels query; one missing from a run scores 0.",
+)  # fmt: skip
+@click.option(
+    "--relevance-level", "level", type=int, default=1, show_default=True,
+    help="trec_eval's -l: the lowest grade that is relevant.",
+)  # fmt: skip
+@click.option(
+    "--judged-only", is_flag=True,
+    help="trec_eval's -J: drop unjudged documents before scoring (ranks close up).",
+)  # fmt: skip
+@click.option(
+    "--max-docs", type=int, default=None, metavar="N",
+    help="trec_eval's -M: evaluate only the top N documents of each query.",
+)  # fmt: skip
 @click.option("--per-query/--no-per-query", default=False, help="Per-query values in --json.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def trec_cmd(
     qrels: Path | None, project: Path | None, queries: Path | None, runs: tuple[str, ...],
-    measures: tuple[str, ...], ties: str, score_precision: str, per_query: bool,
-    as_json: bool,
+    measures: tuple[str, ...], ties: str, score_precision: str, complete: bool, level: int,
+    judged_only: bool, max_docs: int | None, per_query: bool, as_json: bool,
 ) -> None:  # fmt: skip
     """trec_eval's measures on graded qrels without conditions (trec_eval 10's values).
 
     A query counts when it has qrels and is in the run (trec_eval without -c); the
     "all" values are trec_eval's: counts summed, gm_* geometric, the rest means over
-    those queries. Grades >= 1 are relevant; ndcg gains are the grades. For trec_eval's
-    flags (-c -l -M -J) and its text output use `evaudit trec_eval`."""
-    from services.score_trec import score_trec
+    those queries. Grades >= 1 (--relevance-level) are relevant; ndcg gains are the grades. trec_eval's -c,
+    -l, -J and -M are --complete-queries, --relevance-level, --judged-only and
+    --max-docs, as `evaudit trec_eval` applies them; for its text output use that."""
+    from services.score_trec import TrecFlags, score_trec
 
+    flags = TrecFlags(complete=complete, level=level, judged_only=judged_only, max_docs=max_docs)
     rep = score_trec(
         qrels=qrels, project=project, queries=queries, runs=[parse_run_spec(r) for r in runs],
         measures=measures, ties=ties, per_query=per_query, score_precision=score_precision,
+        flags=flags,
     )  # fmt: skip
     emit(rep, as_json)
