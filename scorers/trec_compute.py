@@ -10,6 +10,7 @@ in row order; running sums within a query use `trec_engine.seg_cumsum`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +21,15 @@ from scorers.trec_gains import m_G, m_ndcg, m_rbp
 
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
+
+
+def _shared(c: Ctx, key: str, make: Callable[[], Any]) -> Any:
+    """A value several of these measures share (AP and gm_map, bpref and gm_bpref), kept
+    in the run's memo. Made here rather than through `Ctx.once` so that the context never
+    calls back into this module."""
+    if key not in c.memo:
+        c.memo[key] = make()
+    return c.memo[key]
 
 
 def m_num(c: Ctx, m: Measure) -> np.ndarray:
@@ -44,7 +54,7 @@ def _rel_rows(c: Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rows = np.flatnonzero(c.isrel)
         return rows, c.rk.q[rows], c.cum[rows] / (c.rk.pos[rows] + 1)
 
-    return c.once("rel_rows", make)  # type: ignore[no-any-return]
+    return _shared(c, "rel_rows", make)  # type: ignore[no-any-return]
 
 
 def _ap(c: Ctx) -> np.ndarray:
@@ -54,7 +64,7 @@ def _ap(c: Ctx) -> np.ndarray:
 
 
 def m_map(c: Ctx, m: Measure) -> np.ndarray:
-    ap = c.once("ap", lambda: _ap(c))
+    ap = _shared(c, "ap", lambda: _ap(c))
     return np.log(np.maximum(ap, MIN_GEO_MEAN)) if m.base == "gm_map" else ap
 
 
@@ -83,7 +93,7 @@ def _judged_rows(c: Ctx) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         nr = seg_cumsum(jn.astype(np.float64), c.rk.starts, c.rk.q)[rows]
         return rows, c.rk.q[rows], nr
 
-    return c.once("judged_rows", make)  # type: ignore[no-any-return]
+    return _shared(c, "judged_rows", make)  # type: ignore[no-any-return]
 
 
 def _bpref(c: Ctx) -> np.ndarray:
@@ -96,7 +106,7 @@ def _bpref(c: Ctx) -> np.ndarray:
 
 
 def m_bpref(c: Ctx, m: Measure) -> np.ndarray:
-    b = c.once("bpref", lambda: _bpref(c))
+    b = _shared(c, "bpref", lambda: _bpref(c))
     return np.log(np.maximum(b, MIN_GEO_MEAN)) if m.base == "gm_bpref" else b
 
 
