@@ -21,6 +21,18 @@ from vocabulary.errors import InputError
 PAGE_SEP = "#"
 
 
+def _strings(values: Any) -> pa.Array | pa.ChunkedArray:
+    """Arrow ids stay Arrow (no Python string per row); anything else is converted."""
+    if isinstance(values, pa.Array | pa.ChunkedArray):
+        return values
+    return pa.array(np.asarray(values, dtype=object), type=pa.string())
+
+
+def _constant(text: str, n: int) -> pa.DictionaryArray:
+    """One value n times, as a dictionary column (written as the text itself)."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([text]))
+
+
 def write_run(path: Path, query_id: Any, doc_id: Any, rank: Any, score: Any, tag: str) -> int:
     """Write `qid Q0 docid rank score tag` lines; returns the number of lines."""
     if not tag or any(ch.isspace() for ch in tag):
@@ -28,12 +40,12 @@ def write_run(path: Path, query_id: Any, doc_id: Any, rank: Any, score: Any, tag
     n = len(rank)
     table = pa.table(
         {
-            "q": pa.array(np.asarray(query_id, dtype=object), type=pa.string()),
-            "z": pa.array(["Q0"] * n, type=pa.string()),
-            "d": pa.array(np.asarray(doc_id, dtype=object), type=pa.string()),
+            "q": _strings(query_id),
+            "z": _constant("Q0", n),
+            "d": _strings(doc_id),
             "r": pa.array(np.asarray(rank, dtype=np.int64)),
             "s": pa.array(np.asarray(score, dtype=np.float64)),
-            "t": pa.array([tag] * n, type=pa.string()),
+            "t": _constant(tag, n),
         }
     )
     path = Path(path)
@@ -55,7 +67,7 @@ def write_run(path: Path, query_id: Any, doc_id: Any, rank: Any, score: Any, tag
 
 
 def read_run_columns(
-    path: Path, *, check_pairs: bool = True
+    path: Path, *, check_pairs: bool = True, compact: bool = False
 ) -> tuple[pa.Array, pa.Array, np.ndarray, str]:
     """A TREC run as Arrow columns (query ids, doc ids), numpy scores and the first tag.
 
@@ -64,12 +76,13 @@ def read_run_columns(
     which is most of the cost of reading 70 runs); anything else goes through
     `read_run` itself, which names the bad line. `check_pairs=False` leaves a repeated
     (query, document) pair on the fast path to the caller (RRF finds repeats in its own
-    sort; `read_run(path)` then names the line).
+    sort; `read_run(path)` then names the line). `compact=True` may return the query ids
+    dictionary-encoded (fusion; any Arrow string-like column is accepted there).
     """
     from packet_builder.trec_lines import arrow_run
 
     path = Path(path)
-    fast = arrow_run(path, duplicates=check_pairs)
+    fast = arrow_run(path, duplicates=check_pairs, compact=compact)
     if fast is not None:
         return fast
     from packet_builder.readers import read_run

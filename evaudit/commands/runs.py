@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 _path = click.Path(path_type=Path, dir_okay=False)
 
 
-def _read_runs(specs: tuple[str, ...], check_pairs: bool = True) -> list[RunInput]:
+def _read_runs(
+    specs: tuple[str, ...], check_pairs: bool = True, compact: bool = False
+) -> list[RunInput]:
     """Read every run (file order kept); named by NAME= or the tag of its first line."""
     from packet_builder.run_files import read_run_columns
     from scorers.fusion import RunInput
@@ -30,7 +32,7 @@ def _read_runs(specs: tuple[str, ...], check_pairs: bool = True) -> list[RunInpu
     seen: dict[str, Path] = {}
     for spec in specs:
         name, path = parse_run_spec(spec)
-        qids, dids, scores, tag = read_run_columns(path, check_pairs=check_pairs)
+        qids, dids, scores, tag = read_run_columns(path, check_pairs=check_pairs, compact=compact)
         name = name or tag
         claim_run_name(seen, name, path)
         out.append(RunInput(name, qids, dids, scores))
@@ -74,16 +76,16 @@ def fuse_cmd(
 
     from evaudit.output import emit_json
     from packet_builder.run_files import write_run
-    from scorers.fusion import RepeatedPair, fuse
+    from scorers.fusion import RepeatedPair, fuse_columns
 
     if len(run_specs) < 2:
         raise InputError("fusion needs at least two runs", hint="pass --run twice or more")
     _check_out(out, [parse_run_spec(s)[1] for s in run_specs])
     # RRF finds a repeated (query, document) pair in its own sort; the reader then names
     # the line, as it does for the other methods up front.
-    inputs = _read_runs(run_specs, check_pairs=method != "rrf")
+    inputs = _read_runs(run_specs, check_pairs=method != "rrf", compact=True)
     try:
-        ranked, report = fuse(inputs, method=method, k=k, depth=depth)
+        ranked, report = fuse_columns(inputs, method=method, k=k, depth=depth)
     except RepeatedPair as exc:
         from packet_builder.readers import read_run
 
