@@ -264,7 +264,7 @@ def _rrf(runs: Sequence[RunInput], k: int, depth: int) -> _Fused:
     blocks, stats = [], []
     for run, qc in zip(runs, qcodes, strict=True):
         score = _scores(run)
-        b = run_blocks(qc, _arrow(run.doc_id).combine_chunks(), score, depth)
+        b = run_blocks(qc, _arrow(run.doc_id), score, depth)
         blocks.append(b)
         stats.append(FuseRunStats(run.name, len(b.qcode), len(score), int(b.length.sum())))
     out = rrf_fuse(blocks, len(quniq), k, depth)

@@ -30,13 +30,15 @@ CHUNK_ROWS = 1 << 20
 class RunBlocks:
     """One run's kept rows: one block of ``docs`` per query, each in rank order."""
 
-    docs: pa.Array
+    docs: pa.ChunkedArray
     qcode: np.ndarray  # per block: its query
     start: np.ndarray  # per block: its first row in docs
     length: np.ndarray  # per block: rows kept (at most depth)
 
 
-def run_blocks(qcode: np.ndarray, docs: pa.Array, score: np.ndarray, depth: int) -> RunBlocks:
+def run_blocks(
+    qcode: np.ndarray, docs: pa.ChunkedArray, score: np.ndarray, depth: int
+) -> RunBlocks:
     """The top ``depth`` rows of each query of one run (ties in row order), as blocks."""
     n = len(score)
     if not n:
@@ -113,7 +115,11 @@ def rrf_fuse(blocks: list[RunBlocks], nqueries: int, k: int, depth: int) -> Fuse
         row_at = np.r_[0, np.cumsum(clen)][b_cut[b_lo : b_hi + 1] - lo]
         base, ndocs, doc_at, names, next_key, next_doc = [], [], [], [], 0, 0
         for b in range(b_lo, b_hi):
-            docs = [blocks[r].docs.slice(s, n) for r, s, n in slices[s_cut[b] : s_cut[b + 1]]]
+            docs = [
+                chunk
+                for r, s, n in slices[s_cut[b] : s_cut[b + 1]]
+                for chunk in blocks[r].docs.slice(s, n).chunks
+            ]
             enc = pc.dictionary_encode(docs[0] if len(docs) == 1 else pa.concat_arrays(docs))
             nd = len(enc.dictionary)
             part = key[row_at[b - b_lo] : row_at[b - b_lo + 1]]
