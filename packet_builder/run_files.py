@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from scorers.arrow_numpy import arrow, text
 from vocabulary.errors import InputError
 
 PAGE_SEP = "#"
@@ -28,11 +29,6 @@ def _strings(values: Any) -> pa.Array | pa.ChunkedArray:
     return pa.array(np.asarray(values, dtype=object), type=pa.string())
 
 
-def _constant(text: str, n: int) -> pa.DictionaryArray:
-    """One value n times, as a dictionary column (written as the text itself)."""
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([text]))
-
-
 def write_run(path: Path, query_id: Any, doc_id: Any, rank: Any, score: Any, tag: str) -> int:
     """Write `qid Q0 docid rank score tag` lines; returns the number of lines."""
     if not tag or any(ch.isspace() for ch in tag):
@@ -41,11 +37,11 @@ def write_run(path: Path, query_id: Any, doc_id: Any, rank: Any, score: Any, tag
     table = pa.table(
         {
             "q": _strings(query_id),
-            "z": _constant("Q0", n),
+            "z": text("Q0", n),
             "d": _strings(doc_id),
-            "r": pa.array(np.asarray(rank, dtype=np.int64)),
-            "s": pa.array(np.asarray(score, dtype=np.float64)),
-            "t": _constant(tag, n),
+            "r": arrow(np.asarray(rank, dtype=np.int64)),
+            "s": arrow(np.asarray(score, dtype=np.float64)),
+            "t": text(tag, n),
         }
     )
     path = Path(path)

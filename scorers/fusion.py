@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorers.arrow_numpy import arrow, numbers
 from scorers.fusion_rrf import rrf_fuse, rrf_sum, run_blocks
 from scorers.rank_order import rank_within, rank_within_ties
 from vocabulary.errors import InputError
@@ -141,7 +142,7 @@ def _encode(columns: list[Any]) -> tuple[list[np.ndarray], pa.Array]:
     enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()))
     if not enc.num_chunks:
         return [np.zeros(0, dtype=np.int64) for _ in columns], pa.array([], type=pa.string())
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks])
+    codes = np.concatenate([numbers(c.indices) for c in enc.chunks])
     cuts = np.cumsum([len(a) for a in arrays])[:-1]
     return np.split(codes.astype(np.int64), cuts), enc.chunk(0).dictionary
 
@@ -159,16 +160,14 @@ def _encode_dictionaries(columns: list[Any]) -> tuple[list[np.ndarray], pa.Array
     if not unified.num_chunks:
         return [np.zeros(0, dtype=np.int64) for _ in columns], pa.array([], type=pa.string())
     dictionary = unified.chunk(0).dictionary.cast(pa.string())
-    codes = np.concatenate(
-        [c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks]
-    ).astype(np.int64)
+    codes = np.concatenate([numbers(c.indices) for c in unified.chunks]).astype(np.int64)
     heads = codes[np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]] if len(codes) else codes
     uniq, first = np.unique(heads, return_index=True)
     seen = uniq[np.argsort(first)]  # codes in order of first appearance
     renumber = np.full(len(dictionary), -1, dtype=np.int64)
     renumber[seen] = np.arange(len(seen))
     cuts = np.cumsum([len(c) for c in columns])[:-1]
-    return np.split(renumber[codes], cuts), dictionary.take(pa.array(seen))
+    return np.split(renumber[codes], cuts), dictionary.take(arrow(seen))
 
 
 def canonical_sum(key: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -273,7 +272,7 @@ def _rrf(runs: Sequence[RunInput], k: int, depth: int) -> _Fused:
         raise RepeatedPair(bad, runs[bad].name, str(quniq[q]), d)
     queries = len(np.unique(out.qcode))
     return (
-        FusedColumns(quniq.take(pa.array(out.qcode)), out.docs, out.rank + 1, out.score),
+        FusedColumns(quniq.take(arrow(out.qcode)), out.docs, out.rank + 1, out.score),
         stats,
         queries,
     )
@@ -301,8 +300,8 @@ def _comb(runs: Sequence[RunInput], method: str, depth: int) -> _Fused:
     q_of, d_of = pkeys // ndocs, pkeys % ndocs
     rows, rank = rank_within_ties(q_of, fused, first[present], depth)
     out = FusedColumns(
-        query_id=quniq.take(pa.array(q_of[rows])),
-        doc_id=duniq.take(pa.array(d_of[rows])),
+        query_id=quniq.take(arrow(q_of[rows])),
+        doc_id=duniq.take(arrow(d_of[rows])),
         rank=rank + 1,
         score=fused[rows],
     )

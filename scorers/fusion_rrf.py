@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorers.arrow_numpy import arrow, numbers
 from scorers.rank_order import rank_within_ties
 
 BATCH_ROWS = 1 << 15
@@ -49,7 +50,7 @@ def run_blocks(
     grouped = len(np.unique(qcode[starts])) == len(starts)
     if not grouped or bool(np.any(same & (score[1:] > score[:-1]))):
         rows, _ = rank_within_ties(qcode, score, np.arange(n), None)
-        docs, qcode = docs.take(pa.array(rows)), qcode[rows]
+        docs, qcode = docs.take(arrow(rows)), qcode[rows]
         starts = np.r_[0, np.flatnonzero(qcode[1:] != qcode[:-1]) + 1]
     lengths = np.diff(np.r_[starts, n])
     return RunBlocks(docs, qcode[starts].astype(np.int64), starts, np.minimum(lengths, depth))
@@ -125,7 +126,7 @@ def rrf_fuse(blocks: list[RunBlocks], nqueries: int, k: int, depth: int) -> Fuse
             part = key[row_at[b - b_lo] : row_at[b - b_lo + 1]]
             part -= q0[b]
             part *= nd
-            part += enc.indices.to_numpy(zero_copy_only=False)
+            part += numbers(enc.indices)
             part += next_key
             base.append(next_key)
             ndocs.append(nd)
@@ -143,7 +144,7 @@ def rrf_fuse(blocks: list[RunBlocks], nqueries: int, k: int, depth: int) -> Fuse
             return Fused(empty, cdocs[:0], empty, np.zeros(0), (bad, int(q[0]), str(cdocs[d[0]])))
         q_of, d_of = _decode(pkeys, naming)
         rows, rk = _rank_fused(q_of, fused, tiebreak, depth)
-        parts.append(Fused(q_of[rows], cdocs.take(pa.array(d_of[rows])), rk, fused[rows]))
+        parts.append(Fused(q_of[rows], cdocs.take(arrow(d_of[rows])), rk, fused[rows]))
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return Fused(empty, pa.array([], type=pa.string()), empty, np.zeros(0))
