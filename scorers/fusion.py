@@ -160,14 +160,22 @@ def _encode_dictionaries(columns: list[Any]) -> tuple[list[np.ndarray], pa.Array
     if not unified.num_chunks:
         return [np.zeros(0, dtype=np.int64) for _ in columns], pa.array([], type=pa.string())
     dictionary = unified.chunk(0).dictionary.cast(pa.string())
-    codes = np.concatenate([numbers(c.indices) for c in unified.chunks]).astype(np.int64)
-    heads = codes[np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]] if len(codes) else codes
+    # Per column (no array over every row of every run: fewer pages to fault in).
+    per_column, at = [], 0
+    for c in columns:
+        n = pa.chunked_array(c).num_chunks
+        part = [numbers(ch.indices) for ch in unified.chunks[at : at + n]]
+        per_column.append(np.concatenate(part) if part else np.zeros(0, dtype=np.int32))
+        at += n
+    heads = np.concatenate(
+        [x[np.r_[0, np.flatnonzero(x[1:] != x[:-1]) + 1]] for x in per_column if len(x)]
+        or [np.zeros(0, dtype=np.int32)]
+    )
     uniq, first = np.unique(heads, return_index=True)
     seen = uniq[np.argsort(first)]  # codes in order of first appearance
     renumber = np.full(len(dictionary), -1, dtype=np.int64)
     renumber[seen] = np.arange(len(seen))
-    cuts = np.cumsum([len(c) for c in columns])[:-1]
-    return np.split(renumber[codes], cuts), dictionary.take(arrow(seen))
+    return [renumber[x] for x in per_column], dictionary.take(arrow(seen))
 
 
 def canonical_sum(key: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
