@@ -1,6 +1,6 @@
 """Benchmark: `evaudit runs fuse` against ranx's fuse, and `runs compose` against a Python loop.
 
-Fusion: generates (with benchmarks/scoring.py's generator) 1,000 queries and
+Fusion: generates (with benchmarks/_data.py's generator) 1,000 queries and
 70 TREC runs of 100 documents per query, then times, each as its own process
 and end to end (start-up, reading all 70 files, RRF k = 60 over depth 100,
 writing the fused run):
@@ -45,7 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.scoring import DEPTH, RUNS, Q, generate  # noqa: E402
+from benchmarks._data import DEPTH, RUNS, Q, generate  # noqa: E402
 
 RANX = """
 import sys

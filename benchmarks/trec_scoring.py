@@ -1,6 +1,6 @@
 """Benchmark: `evaudit score trec` and `evaudit trec_eval -m all_trec` against
 pytrec_eval, ir_measures and ranx, each end to end as its own process (start-up,
-parsing and scoring included), on the files `scoring.generate` writes: 1,000 queries,
+parsing and scoring included), on the files `_data.generate` writes: 1,000 queries,
 50,000 graded qrels, 70 runs x 100 documents.
 
 * `score trec --measure ndcg_cut_10,P_10,map,recall_100` of the 70 runs in one
@@ -197,7 +197,7 @@ def all_trec(qrels: Path, runs: list[Path], repeats: int) -> None:
 
 
 def main(root: Path, repeats: int) -> None:
-    from benchmarks.scoring import DEPTH, JUDGED, RUNS, Q, generate
+    from benchmarks._data import DEPTH, JUDGED, RUNS, Q, generate
 
     _, qrels, runs = generate(root)
     print(f"{Q} queries, {Q * JUDGED} qrels, {RUNS} runs x {DEPTH} docs; best of {repeats}")

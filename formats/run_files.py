@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from scorers.arrow_np import from_np, repeat_dictionary
 from vocabulary.errors import InputError
 
 PAGE_SEP = "#"
@@ -28,12 +29,12 @@ def write_run(path: Path, query_id: Any, doc_id: Any, rank: Any, score: Any, tag
     n = len(rank)
     table = pa.table(
         {
-            "q": pa.array(np.asarray(query_id, dtype=object), type=pa.string()),
-            "z": pa.array(["Q0"] * n, type=pa.string()),
-            "d": pa.array(np.asarray(doc_id, dtype=object), type=pa.string()),
-            "r": pa.array(np.asarray(rank, dtype=np.int64)),
-            "s": pa.array(np.asarray(score, dtype=np.float64)),
-            "t": pa.array([tag] * n, type=pa.string()),
+            "q": _strings(query_id),
+            "z": repeat_dictionary("Q0", n),
+            "d": _strings(doc_id),
+            "r": _ints(rank),
+            "s": from_np(np.asarray(score, dtype=np.float64)),
+            "t": repeat_dictionary(tag, n),
         }
     )
     return _write_table(Path(path), table)
@@ -60,7 +61,7 @@ def write_coded_run(
             "z": _coded(["Q0"], zeros),
             "d": _coded(doc_ids, doc_of),
             "r": _ints(rank),
-            "s": pa.Array.from_buffers(pa.float64(), n, [None, _buffer(score, np.float64)]),
+            "s": from_np(np.asarray(score, dtype=np.float64)),
             "t": _coded([tag], zeros),
         }
     )
@@ -71,15 +72,15 @@ def _coded(values: Sequence[str], index: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(_ints(index), _strings(values))
 
 
-def _buffer(values: np.ndarray, dtype: type) -> pa.Buffer:
-    return pa.py_buffer(np.ascontiguousarray(values, dtype=dtype))
-
-
 def _ints(values: np.ndarray) -> pa.Array:
-    return pa.Array.from_buffers(pa.int64(), len(values), [None, _buffer(values, np.int64)])
+    return from_np(np.asarray(values, dtype=np.int64))
 
 
-def _strings(values: Sequence[str]) -> pa.Array:
+def _strings(values: Any) -> pa.Array | pa.ChunkedArray:
+    """Arrow ids stay Arrow; a sequence of str is built from buffers (`pa.array` on a
+    million strings, and the pandas import it starts, cost most of a write)."""
+    if isinstance(values, pa.Array | pa.ChunkedArray):
+        return values
     encoded = [v.encode("utf-8") for v in values]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
@@ -111,7 +112,7 @@ def _write_table(path: Path, table: pa.Table) -> int:
 
 
 def read_run_columns(
-    path: Path, *, check_pairs: bool = True
+    path: Path, *, check_pairs: bool = True, compact: bool = False
 ) -> tuple[pa.Array, pa.Array, np.ndarray, str]:
     """A TREC run as Arrow columns (query ids, doc ids), numpy scores and the first tag.
 
@@ -120,12 +121,13 @@ def read_run_columns(
     which is most of the cost of reading 70 runs); anything else goes through
     `read_run` itself, which names the bad line. `check_pairs=False` leaves a repeated
     (query, document) pair on the fast path to the caller (RRF finds repeats in its own
-    sort; `read_run(path)` then names the line).
+    sort; `read_run(path)` then names the line). `compact=True` may return the query ids
+    dictionary-encoded (fusion; any Arrow string-like column is accepted there).
     """
     from formats.trec_lines import arrow_run
 
     path = Path(path)
-    fast = arrow_run(path, duplicates=check_pairs)
+    fast = arrow_run(path, duplicates=check_pairs, compact=compact)
     if fast is not None:
         return fast
     from formats.readers import read_run

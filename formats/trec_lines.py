@@ -95,6 +95,9 @@ def first_data_line(path: Path) -> str:
 
 
 _STR = pa.string()
+# Columns of few distinct values (query ids, Q0, tags) read as dictionaries: a 4-byte code
+# per row instead of a string, and the checks below run on each value once.
+_DICT = pa.dictionary(pa.int32(), pa.string())
 
 
 def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
@@ -123,13 +126,20 @@ def _arrow_trec(path: Path, types: list[pa.DataType]) -> pa.Table | None:
         return None
     if table.num_rows == 0 or any(table.column(i).null_count for i in range(len(types))):
         return None
-    if any_starts_with(table.column(0), "#"):
+    if any_starts_with(_values(table.column(0)), "#"):
         return None  # a comment line that happens to have the right number of fields
     for i, typ in enumerate(types):
         # An empty id means two spaces in a row; let the line reader handle it.
-        if typ == _STR and min_length(table.column(i)) == 0:
+        if typ in (_STR, _DICT) and min_length(_values(table.column(i))) == 0:
             return None
     return table
+
+
+def _values(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """The strings a check must see: a dictionary column's dictionaries (each value once)."""
+    if pa.types.is_dictionary(column.type):
+        return pa.chunked_array([c.dictionary for c in column.chunks], type=pa.string())
+    return column
 
 
 def _has_duplicate_pairs(qids: pa.ChunkedArray, dids: pa.ChunkedArray) -> bool:
@@ -147,15 +157,21 @@ def arrow_qrels(path: Path) -> tuple[Any, Any, np.ndarray] | None:
     return table.column(0), table.column(2), to_np(table.column(3))
 
 
-def arrow_run(path: Path, *, duplicates: bool = True) -> tuple[Any, Any, np.ndarray, str] | None:
+def arrow_run(
+    path: Path, *, duplicates: bool = True, compact: bool = False
+) -> tuple[Any, Any, np.ndarray, str] | None:
     """A clean TREC run as Arrow columns, numpy scores and the first tag; None otherwise.
 
     duplicates=False leaves the (query, document) repeat check to the caller (the
-    trec_eval engine finds repeats on integer keys it builds anyway)."""
+    trec_eval engine finds repeats on integer keys it builds anyway). compact=True returns
+    the query ids as a dictionary-encoded column (what fusion reads; same acceptance)."""
     if not path.is_file() or path.stat().st_size == 0:
         return None
-    table = _arrow_trec(path, [_STR, _STR, _STR, pa.int64(), pa.float64(), _STR])
-    if table is None or (duplicates and _has_duplicate_pairs(table.column(0), table.column(2))):
+    ids = _DICT if compact else _STR
+    table = _arrow_trec(path, [ids, ids, _STR, pa.int64(), pa.float64(), ids])
+    if table is None:
         return None
-    scores = to_np(table.column(4))
-    return table.column(0), table.column(2), scores, str(table.column(5)[0])
+    qids = table.column(0)
+    if duplicates and _has_duplicate_pairs(qids.cast(_STR), table.column(2)):
+        return None
+    return qids, table.column(2), to_np(table.column(4)), str(table.column(5)[0].as_py())

@@ -99,6 +99,13 @@ def repeat_string(text: str, n: int) -> pa.Array:
     )
 
 
+def repeat_dictionary(text: str, n: int) -> pa.DictionaryArray:
+    """`text` n times as a dictionary column (one value, n indices): a run's tag column."""
+    return pa.DictionaryArray.from_arrays(
+        from_np(np.zeros(n, dtype=np.int32)), repeat_string(text, 1)
+    )
+
+
 def string_scalar(text: str) -> pa.Scalar:
     """`text` as an Arrow string scalar (for compute calls that take one)."""
     return repeat_string(text, 1)[0]

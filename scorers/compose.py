@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scorers.fusion import Ranked, rank_within, rank_within_ties
+from scorers.fusion import Ranked
+from scorers.rank_order import rank_within, rank_within_ties
 
 METHODS = ("min", "product", "harmonic", "injective")
 CONDITION_SEP = "::"

@@ -30,10 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorers.arrow_np import from_np, to_np
+from scorers.fusion_rrf import rrf_fuse, rrf_sum, run_blocks
+from scorers.rank_order import rank_within, rank_within_ties
 from vocabulary.errors import InputError
 
 METHODS = ("rrf", "combsum", "combmnz")
@@ -112,28 +114,6 @@ class FuseReport:
         }
 
 
-def rank_within(
-    qcode: np.ndarray, score: np.ndarray, depth: int | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices sorted by (query code, score desc, row order) and their 0-based ranks.
-
-    With ``depth``, only rows of rank < depth are returned. Runs are usually
-    written in that order already; that is checked in O(n) and skips the sort.
-    """
-    n = len(score)
-    if n and bool(np.all(qcode[1:] >= qcode[:-1])):
-        same = qcode[1:] == qcode[:-1]
-        if not bool(np.any(same & (score[1:] > score[:-1]))):
-            starts = np.r_[0, np.flatnonzero(~same) + 1]
-            rank = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
-            order = np.arange(n)
-            if depth is not None:
-                keep = rank < depth
-                return order[keep], rank[keep]
-            return order, rank
-    return rank_within_ties(qcode, score, np.arange(n), depth)
-
-
 def minmax(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """(v - min) / max(max - min, 1e-9) within each group (groups: sorted-or-not int codes)."""
     ngroups = int(groups.max()) + 1 if len(groups) else 0
@@ -155,21 +135,47 @@ def _arrow(values: Any) -> pa.ChunkedArray:
 
 def _encode(columns: list[Any]) -> tuple[list[np.ndarray], pa.Array]:
     """Integer codes shared by all columns, numbered by first appearance (Arrow hashing)."""
+    if columns and all(_is_dictionary(c) for c in columns):
+        return _encode_dictionaries(columns)
     arrays = [_arrow(c) for c in columns]
     chunks = [ch for a in arrays for ch in a.chunks]
     enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()))
     if not enc.num_chunks:
         return [np.zeros(0, dtype=np.int64) for _ in columns], pa.array([], type=pa.string())
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks])
+    codes = np.concatenate([to_np(c.indices) for c in enc.chunks])
     cuts = np.cumsum([len(a) for a in arrays])[:-1]
     return np.split(codes.astype(np.int64), cuts), enc.chunk(0).dictionary
 
 
-def _codes(runs: Sequence[RunInput]) -> tuple[list[np.ndarray], list[np.ndarray], Any, Any]:
-    """Query and document codes shared by all runs, numbered by first appearance."""
-    qcodes, quniq = _encode([r.query_id for r in runs])
-    dcodes, duniq = _encode([r.doc_id for r in runs])
-    return qcodes, dcodes, quniq, duniq
+def _is_dictionary(values: Any) -> bool:
+    return isinstance(values, pa.Array | pa.ChunkedArray) and pa.types.is_dictionary(values.type)
+
+
+def _encode_dictionaries(columns: list[Any]) -> tuple[list[np.ndarray], pa.Array]:
+    """_encode for dictionary-encoded columns (as the run reader gives query ids): the
+    dictionaries are unified, then renumbered by first appearance, found among the rows
+    where the code changes (a value's first row is one of them)."""
+    chunks = [ch for c in columns for ch in pa.chunked_array(c).chunks]
+    unified = pa.chunked_array(chunks).unify_dictionaries()
+    if not unified.num_chunks:
+        return [np.zeros(0, dtype=np.int64) for _ in columns], pa.array([], type=pa.string())
+    dictionary = unified.chunk(0).dictionary.cast(pa.string())
+    # Per column (no array over every row of every run: fewer pages to fault in).
+    per_column, at = [], 0
+    for c in columns:
+        n = pa.chunked_array(c).num_chunks
+        part = [to_np(ch.indices) for ch in unified.chunks[at : at + n]]
+        per_column.append(np.concatenate(part) if part else np.zeros(0, dtype=np.int32))
+        at += n
+    heads = np.concatenate(
+        [x[np.r_[0, np.flatnonzero(x[1:] != x[:-1]) + 1]] for x in per_column if len(x)]
+        or [np.zeros(0, dtype=np.int32)]
+    )
+    uniq, first = np.unique(heads, return_index=True)
+    seen = uniq[np.argsort(first)]  # codes in order of first appearance
+    renumber = np.full(len(dictionary), -1, dtype=np.int64)
+    renumber[seen] = np.arange(len(seen))
+    return [renumber[x] for x in per_column], dictionary.take(from_np(seen))
 
 
 def canonical_sum(key: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -198,170 +204,122 @@ class RepeatedPair(InputError):
         self.run = run
 
 
-def _popcount(x: np.ndarray) -> np.ndarray:
-    if hasattr(np, "bitwise_count"):  # NumPy >= 2
-        return np.bitwise_count(x).astype(np.int64)
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 0xFF
-
-
-def _first_repeat(key: np.ndarray, run: np.ndarray, pstart: np.ndarray, nruns: int) -> int:
-    """The index of a run that lists one pair twice (key, run: sorted by key), or -1."""
-    if nruns <= 62:  # the runs of a pair as bits: a repeat leaves fewer bits than rows
-        size = np.diff(np.r_[pstart, len(key)])
-        runs_of = np.bitwise_or.reduceat(np.left_shift(1, run), pstart)
-        groups = np.flatnonzero(_popcount(runs_of) != size)
-        if not len(groups):
-            return -1
-        g = int(groups[0])
-        vals, counts = np.unique(run[pstart[g] : pstart[g] + size[g]], return_counts=True)
-        return int(vals[counts > 1][0])
-    uniq, counts = np.unique(key * nruns + run, return_counts=True)
-    return int(uniq[counts > 1][0] % nruns) if (counts > 1).any() else -1
-
-
-def _rrf_pairs(
-    keys: list[np.ndarray], ranks: list[np.ndarray], k: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """RRF over pair keys (per run, one per kept row, with its 0-based rank).
-
-    Returns (pair key per fused pair, ascending; fused score; first appearance as the
-    (run, rank) of the earliest run listing it, packed in one integer; the index of a run
-    listing a pair twice, or -1). One sort of (key, rank, run) codes does all of it: each pair adds, for
-    its ranks in ascending order, (runs placing it at that rank) / (k + rank), starting
-    from 0, so equal multisets of ranks give bit-identical sums; the additions run
-    position by position within the pairs (as many steps as the most runs listing one
-    pair), so the cost does not grow with the depth. For two pairs of one query, the
-    earliest run and the rank in it order them as their first appearance over the runs
-    read in turn does."""
-    nruns = len(keys)
-    n = sum(len(x) for x in keys)
-    if not n:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, np.zeros(0), empty, -1
-    span = max(int(r.max()) for r in ranks if len(r)) + 1
-    top = max(int(x.max()) for x in keys if len(x)) + 1
-    # (key, rank, run) packed in bit fields of one int64, so decoding is shifts and masks;
-    # built and decoded in place (these arrays are the largest the fusion holds).
-    rbits, sbits = max(nruns - 1, 1).bit_length(), max(span - 1, 1).bit_length()
-    named = None
-    if top.bit_length() + sbits + rbits > 62:  # too wide: number the pairs first
-        codes_of, named = pd.factorize(np.concatenate(keys))
-        keys = np.split(codes_of.astype(np.int64), np.cumsum([len(x) for x in keys])[:-1])
-    codes = np.empty(n, dtype=np.int64)
-    at = 0
-    for j, (kj, rj) in enumerate(zip(keys, ranks, strict=True)):
-        part = codes[at : at + len(kj)]
-        np.left_shift(kj, sbits + rbits, out=part)
-        part |= np.left_shift(rj.astype(np.int64, copy=False), rbits)
-        part |= j
-        at += len(kj)
-    codes.sort()
-    run = codes & ((1 << rbits) - 1)
-    codes >>= rbits  # now key and rank
-    rest = codes
-    rstart = np.r_[0, np.flatnonzero(rest[1:] != rest[:-1]) + 1]
-    rank = rest & ((1 << sbits) - 1)
-    rest >>= sbits  # now the key
-    key = rest
-    pstart = np.r_[0, np.flatnonzero(key[1:] != key[:-1]) + 1]
-    pkeys = key[pstart] if named is None else np.asarray(named)[key[pstart]]
-    bad = _first_repeat(key, run, pstart, nruns)
-    if bad >= 0:
-        return pkeys, np.zeros(len(pstart)), np.zeros(len(pstart), np.int64), bad
-    counts = np.diff(np.r_[rstart, n])
-    # count x (1 / (k + rank + 1)): the float operations of the rank-by-rank definition.
-    values = counts.astype(np.float64) * (1.0 / ((k + rank[rstart].astype(np.float64)) + 1.0))
-    owner = np.cumsum(np.r_[0, (key[rstart][1:] != key[rstart][:-1]).astype(np.int64)])
-    first = np.r_[0, np.flatnonzero(owner[1:] != owner[:-1]) + 1]
-    length = np.diff(np.r_[first, len(owner)])
-    fused = np.zeros(len(pstart))
-    for j in range(int(length.max())):
-        at = first[length > j] + j
-        fused[owner[at]] += values[at]
-    tiebreak = np.minimum.reduceat((run << sbits) | rank, pstart)
-    return pkeys, fused, tiebreak, bad
-
-
 def fuse(
     runs: Sequence[RunInput], *, method: str = "rrf", k: int = 60, depth: int = 100
 ) -> tuple[Ranked, FuseReport]:
     """Fuse runs into one ranking (definitions in the module docstring)."""
+    fused, report = fuse_columns(runs, method=method, k=k, depth=depth)
+    ranked = Ranked(
+        query_id=fused.query_id.to_numpy(zero_copy_only=False),
+        doc_id=fused.doc_id.to_numpy(zero_copy_only=False),
+        rank=fused.rank,
+        score=fused.score,
+    )
+    return ranked, report
+
+
+@dataclass(frozen=True)
+class FusedColumns:
+    """A fused run as columns ready to write: Arrow ids (no Python string per row)."""
+
+    query_id: pa.Array
+    doc_id: pa.Array
+    rank: np.ndarray
+    score: np.ndarray
+
+
+def _scores(run: RunInput) -> np.ndarray:
+    score = np.asarray(run.score, dtype=np.float64)
+    if not np.isfinite(score).all():
+        raise InputError(
+            f"run {run.name!r} has a score that is not a finite number",
+            hint="every score must be a real number (no nan or inf)",
+        )
+    return score
+
+
+def fuse_columns(
+    runs: Sequence[RunInput], *, method: str = "rrf", k: int = 60, depth: int = 100
+) -> tuple[FusedColumns, FuseReport]:
+    """Like fuse, with the ids as Arrow arrays (what `evaudit runs fuse` writes)."""
     if method not in METHODS:
         raise ValueError(f"unknown fusion method {method!r}")
     if depth < 1 or k < 0:
         raise ValueError("depth must be >= 1 and k >= 0")
-    qcodes, dcodes, quniq, duniq = _codes(runs)
-    ndocs = max(len(duniq), 1)
-    keys, contribs, ranks, stats = [], [], [], []
-    for run, qc, dc in zip(runs, qcodes, dcodes, strict=True):
-        score = np.asarray(run.score, dtype=np.float64)
-        if not np.isfinite(score).all():
-            raise InputError(
-                f"run {run.name!r} has a score that is not a finite number",
-                hint="every score must be a real number (no nan or inf)",
-            )
-        rows, rank = rank_within(qc, score, depth)
-        if method != "rrf":
-            contribs.append(minmax(score[rows], qc[rows]))
-        keys.append(qc[rows].astype(np.int64) * ndocs + dc[rows])
-        ranks.append(rank)
-        queries = int(np.count_nonzero(np.bincount(qc))) if len(qc) else 0
-        stats.append(FuseRunStats(run.name, queries, len(score), len(rows)))
     if method == "rrf":
-        pkeys, fused, tiebreak, bad = _rrf_pairs(keys, ranks, k)
-        if bad >= 0:
-            _repeated(runs, bad, keys[bad], quniq, duniq, ndocs)
-        q_of, d_of = pkeys // ndocs, pkeys % ndocs
-        rows, rank = rank_within_ties(q_of, fused, tiebreak, depth)
+        out, stats, queries = _rrf(runs, k, depth)
     else:
-        allkeys = np.concatenate(keys) if keys else np.array([], dtype=np.int64)
-        # Pair codes in first-appearance order: run order, then rank order within a run.
-        pair, pair_uniq = pd.factorize(allkeys)
-        present, sums, counts = canonical_sum(pair, np.concatenate(contribs))
-        fused = sums * counts if method == "combmnz" else sums
-        pkeys = np.asarray(pair_uniq)[present]
-        q_of, d_of = pkeys // ndocs, pkeys % ndocs
-        rows, rank = rank_within_ties(q_of, fused, present, depth)
-    ranked = Ranked(
-        query_id=quniq.take(pa.array(q_of[rows])).to_numpy(zero_copy_only=False),
-        doc_id=duniq.take(pa.array(d_of[rows])).to_numpy(zero_copy_only=False),
-        rank=rank + 1,
-        score=fused[rows],
-    )
+        out, stats, queries = _comb(runs, method, depth)
     report = FuseReport(
         method=method,
         k=k if method == "rrf" else None,
         depth=depth,
         normalisation=None if method == "rrf" else "min-max",
         runs=tuple(stats),
-        queries=len(np.unique(q_of)),
-        rows=len(ranked),
+        queries=queries,
+        rows=len(out.rank),
     )
-    return ranked, report
+    return out, report
 
 
-def _repeated(
-    runs: Sequence[RunInput], index: int, keys: np.ndarray, quniq: Any, duniq: Any, ndocs: int
-) -> None:
-    """Raise RepeatedPair for the first pair run `index` lists twice."""
-    uniq, counts = np.unique(keys, return_counts=True)
-    key = int(uniq[counts > 1][0])
-    raise RepeatedPair(index, runs[index].name, str(quniq[key // ndocs]), str(duniq[key % ndocs]))
+_Fused = tuple[FusedColumns, list[FuseRunStats], int]
 
 
-def rank_within_ties(
-    qcode: np.ndarray, score: np.ndarray, tiebreak: np.ndarray, depth: int | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Like rank_within, but equal scores are ordered by ``tiebreak`` ascending."""
-    order = np.lexsort((tiebreak, -score, qcode))
-    q_sorted = qcode[order]
-    starts = np.r_[0, np.flatnonzero(q_sorted[1:] != q_sorted[:-1]) + 1]
-    group_start = np.repeat(starts, np.diff(np.r_[starts, len(order)]))
-    rank = np.arange(len(order)) - group_start
-    if depth is not None:
-        keep = rank < depth
-        return order[keep], rank[keep]
-    return order, rank
+def _rrf(runs: Sequence[RunInput], k: int, depth: int) -> _Fused:
+    """(the fused run, each run's figures, the number of queries fused)."""
+    qcodes, quniq = _encode([r.query_id for r in runs])
+    blocks, stats = [], []
+    for run, qc in zip(runs, qcodes, strict=True):
+        score = _scores(run)
+        b = run_blocks(qc, _arrow(run.doc_id), score, depth)
+        blocks.append(b)
+        stats.append(FuseRunStats(run.name, len(b.qcode), len(score), int(b.length.sum())))
+    out = rrf_fuse(blocks, len(quniq), k, depth)
+    if out.repeat is not None:
+        bad, q, d = out.repeat
+        raise RepeatedPair(bad, runs[bad].name, str(quniq[q]), d)
+    queries = len(np.unique(out.qcode))
+    return (
+        FusedColumns(quniq.take(from_np(out.qcode)), out.docs, out.rank + 1, out.score),
+        stats,
+        queries,
+    )
+
+
+def _comb(runs: Sequence[RunInput], method: str, depth: int) -> _Fused:
+    """CombSUM / CombMNZ, as _rrf; ties by first appearance of the pair."""
+    qcodes, quniq = _encode([r.query_id for r in runs])
+    dcodes, duniq = _encode([r.doc_id for r in runs])
+    ndocs = max(len(duniq), 1)
+    keys, contribs, stats = [], [], []
+    for run, qc, dc in zip(runs, qcodes, dcodes, strict=True):
+        score = _scores(run)
+        rows, _ = rank_within(qc, score, depth)
+        contribs.append(minmax(score[rows], qc[rows]))
+        keys.append(qc[rows].astype(np.int64) * ndocs + dc[rows])
+        queries = int(np.count_nonzero(np.bincount(qc))) if len(qc) else 0
+        stats.append(FuseRunStats(run.name, queries, len(score), len(rows)))
+    allkeys = np.concatenate(keys) if keys else np.array([], dtype=np.int64)
+    # first: each pair's first row over the runs in order, each in rank order.
+    uniq, first, pair = np.unique(allkeys, return_index=True, return_inverse=True)
+    present, sums, counts = canonical_sum(pair.reshape(-1), np.concatenate(contribs))
+    fused = sums * counts if method == "combmnz" else sums
+    pkeys = uniq[present]
+    q_of, d_of = pkeys // ndocs, pkeys % ndocs
+    rows, rank = rank_within_ties(q_of, fused, first[present], depth)
+    out = FusedColumns(
+        query_id=quniq.take(from_np(q_of[rows])),
+        doc_id=duniq.take(from_np(d_of[rows])),
+        rank=rank + 1,
+        score=fused[rows],
+    )
+    return out, stats, len(np.unique(q_of))
+
+
+def _rrf_pairs(
+    keys: list[np.ndarray], ranks: list[np.ndarray], k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """rrf_sum over per-run lists of pair keys and 0-based ranks."""
+    key = np.concatenate(keys).astype(np.int64)
+    run = np.concatenate([np.full(len(x), j, dtype=np.int64) for j, x in enumerate(keys)])
+    return rrf_sum(key, np.concatenate(ranks), run, len(keys), k)

@@ -226,3 +226,31 @@ def test_cli_names_the_line_of_a_repeated_pair(tmp_path, method: str) -> None:  
     err = run_cli("runs", "fuse", "--method", method, "--run", ok, "--run", dup, "--out", out,
                   expect=2).stderr  # fmt: skip
     assert "dup.trec:3:" in err and "'d1' appears twice" in err and not out.exists()
+
+
+@pytest.mark.parametrize(("batch", "chunk"), [(1, 1), (7, 20), (50, 50)])
+def test_rrf_in_small_batches_and_chunks_is_the_same(monkeypatch, batch: int, chunk: int) -> None:  # type: ignore[no-untyped-def]
+    # Documents interned per batch of queries and the work done chunk by chunk: tiny
+    # batches and chunks (one query each, or cuts inside runs' blocks) change nothing.
+    import pyarrow as pa
+
+    from scorers import fusion_rrf
+
+    runs = _random_runs(21, nruns=4, nq=9, per_q=15, pool=25, ties=True)
+    ordered = [  # grouped and sorted runs take the slicing path; shuffled ones the sort
+        RunInput(r.name, *map(list, zip(*sorted(zip(r.query_id, r.doc_id, r.score, strict=True),
+                                                key=lambda t: (t[0], -t[2])), strict=True)))
+        for r in runs[:2]
+    ] + runs[2:]  # fmt: skip
+    monkeypatch.setattr(fusion_rrf, "BATCH_ROWS", batch)
+    monkeypatch.setattr(fusion_rrf, "CHUNK_ROWS", chunk)
+    for depth in (3, 15):
+        ranked, _ = fuse(ordered, method="rrf", k=60, depth=depth)
+        assert ranked.per_query() == _canonical_rrf(ordered, 60, depth)
+        # Query ids given dictionary-encoded (as the run reader gives them) change nothing.
+        coded = [
+            RunInput(r.name, pa.array(r.query_id).dictionary_encode(), r.doc_id, r.score)
+            for r in ordered
+        ]
+        again, _ = fuse(coded, method="rrf", k=60, depth=depth)
+        assert again.per_query() == ranked.per_query()
