@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -305,19 +305,28 @@ class AnnotatorSession:
         )
         self._read = read
         self.stale_lines = read.other_packet_lines
-        for item in [i for i in self._lines if i not in read.latest]:  # a replaced journal
-            del self._lines[item], self._states[item], self._done[item]
-        for item, line in read.latest.items():
-            held = self._lines.get(item)
-            if held is not line and held != line:  # else unchanged, or the line saved here
-                self._hold(item, line)
+        changed = {
+            item: line
+            for item, line in read.latest.items()
+            if self._lines.get(item) is not line and self._lines.get(item) != line
+        }  # else unchanged since the last read, or the line saved here
+        gone = [i for i in self._lines if i not in read.latest]  # a replaced journal
+        if changed or gone:
+            self._hold(changed, gone)
         return dict(self._states)
 
-    def _hold(self, item_id: str, line: dict[str, Any]) -> None:
-        state = ItemState.from_line(line)
-        self._lines[item_id] = line
-        self._states[item_id] = state
-        self._done[item_id] = is_complete(self.packet, item_id, state)
+    def _hold(self, lines: Mapping[str, dict[str, Any]], gone: Collection[str] = ()) -> None:
+        """Hold these items' latest lines. New dicts replace the held ones (a page run may
+        be reading them in another thread while a callback saves): a copy of references,
+        and only the items given are rebuilt."""
+        held, states, done = dict(self._lines), dict(self._states), dict(self._done)
+        for item in gone:
+            del held[item], states[item], done[item]
+        for item, line in lines.items():
+            state = ItemState.from_line(line)
+            held[item], states[item] = line, state
+            done[item] = is_complete(self.packet, item, state)
+        self._lines, self._states, self._done = held, states, done
 
     def save(self, item_id: str, state: ItemState) -> dict[str, Any]:
         """Append the item's full state and fsync; returns the durable line (with seq, ts).
@@ -326,7 +335,7 @@ class AnnotatorSession:
         line = self._journal().append(
             self.journal_path.stem, record(self.packet, self.annotator, item_id, state)
         )
-        self._hold(item_id, line)
+        self._hold({item_id: line})
         return line
 
     def _signature(self) -> tuple[int, int] | None:

@@ -149,3 +149,27 @@ def test_a_handle_resolves_its_backend_once_and_sees_a_switch(tmp_path: Path) ->
         assert project.journals is None and len(calls) == 2  # re-resolved once
         session.use_project(project)
         assert len(session.states()) == 3
+
+
+def test_held_states_equal_a_fresh_read(tmp_path: Path) -> None:
+    """Two tabs of one annotator save in turn; each session's held states (its own lines
+    held at once, the other's read as new lines) equal a fresh full read, also after the
+    journal file is replaced by a shorter one."""
+    fx = build(tmp_path / "p", items=4)
+
+    def open_session() -> AnnotatorSession:
+        return AnnotatorSession.for_project(Project(fx.project.root), "initial", "alice")
+
+    one, two = open_session(), open_session()
+    ids = one.packet.item_ids
+    for n in range(12):
+        tab = one if n % 2 else two
+        tab.save(ids[n % 4], ItemState({"C1": ConditionAnswer("no")}, n % 3 == 0, f"c{n}"))
+        for s in (one, two):
+            assert s.states() == open_session().states()
+            assert [s.complete(i) for i in ids] == [open_session().complete(i) for i in ids]
+    path = journal.journal_path(fx.project.journal_dir("initial"), "alice")
+    first = path.read_bytes().splitlines(keepends=True)[0]
+    path.write_bytes(first)  # replaced: one line left
+    for s in (one, two):
+        assert s.states() == open_session().states() and len(s.states()) == 1
