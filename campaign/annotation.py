@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from campaign import journal
+from campaign.project import Project
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition
 from vocabulary.jsonread import json_loads, json_problem
@@ -218,51 +219,128 @@ def record(packet: Packet, annotator: str, item_id: str, state: ItemState) -> di
 
 @dataclass
 class AnnotatorSession:
-    """One annotator on one packet: their own journal only."""
+    """One annotator on one packet: their own journal only.
+
+    The session holds the latest line per item it read or wrote, with each item's state
+    and whether it is complete. `states()` asks the journal once whether it gained lines
+    (its signature: a file's size and mtime, a stream's count and highest seq) and then
+    reads only those lines, rebuilding only the items they touch; `complete()` and the
+    screen's per-item status come from what it holds. So a rerun of a 200-item screen
+    costs one signature check, not one per item, and a save costs its own line."""
 
     packet: Packet
     annotator: str
     journal_path: Path
     stale_lines: int = 0  # lines saved against another packet hash (ignored)
-    # The journal as last read: its (size, mtime) signature, the latest state per item
-    # and which items are complete. Re-read whenever the file changed (a second tab).
+    # The journal's backend, resolved once by the holder of the project handle
+    # (`for_project`, `use_backend`); None: looked up from the path on every call
+    # (`journal.backend_for`), for callers that hold only paths.
+    backend: journal.JournalBackend | None = field(default=None, repr=False)
+    # The journal as last read: its signature, the read to continue from, and per item the
+    # line its state came from (read or written here), the state and whether it is complete.
     _sig: tuple[int, int] | None = field(default=None, repr=False)
     _read: journal.StreamRead | None = field(default=None, repr=False)
+    _lines: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _states: dict[str, ItemState] = field(default_factory=dict, repr=False)
     _done: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def open(cls, packets_dir: Path, journals_dir: Path, packet_id: str, annotator: str):
+    def open(
+        cls,
+        packets_dir: Path,
+        journals_dir: Path,
+        packet_id: str,
+        annotator: str,
+        backend: journal.JournalBackend | None = None,
+    ) -> AnnotatorSession:
         packet = load_packet(packets_dir / f"{packet_id}.json")
         path = journal.journal_path(journals_dir / packet_id, annotator)
-        return cls(packet, annotator, path)
+        return cls(packet, annotator, path, backend=backend)
+
+    @classmethod
+    def for_project(cls, project: Project, packet_id: str, annotator: str) -> AnnotatorSession:
+        """A session whose journal backend is the project handle's (`journal.backend_of`)."""
+        return cls.open(
+            project.packets_dir,
+            project.journals_dir,
+            packet_id,
+            annotator,
+            journal.backend_of(project, packet_id),
+        )
+
+    def use_project(self, project: Project) -> None:
+        """Take the journal backend of this round trip's project handle (`use_backend`)."""
+        self.use_backend(journal.backend_of(project, self.packet.packet_id))
+
+    def use_backend(self, backend: journal.JournalBackend) -> None:
+        """The backend of this round trip's project handle (the app opens one per page
+        run and per round trip, so a migration by another process is seen at the next).
+        A different backend than before drops what was read: the next `states()` reads
+        the journal whole from there."""
+        if backend != self.backend:
+            if self.backend is not None:
+                self._sig, self._read = None, None
+                self._lines, self._states, self._done = {}, {}, {}
+            self.backend = backend
+
+    def _journal(self) -> journal.JournalBackend:
+        if self.backend is not None:
+            return self.backend
+        return journal.backend_for(self.journal_path.parent)
 
     def restore(self) -> dict[str, ItemState]:
         """Every saved draft, by the journal's one rule (`campaign.journal.read_stream`).
 
         After the first read only the lines appended since are read (the result is that of
-        a full read): after each save the journal has changed, and a long journal must not
-        cost a full re-read per save."""
+        a full read), and only the items whose latest line changed are rebuilt: after each
+        save the journal has changed, and a long journal must not cost a full re-read (nor
+        a rebuild of every item) per save."""
         read = journal.read_stream(
             self.journal_path,
             self.packet.sha256,
             self.packet.item_ids,
             self.annotator,
             since=self._read,
+            backend=self._journal(),
         )
         self._read = read
         self.stale_lines = read.other_packet_lines
-        return {k: ItemState.from_line(v) for k, v in read.latest.items()}
+        changed = {
+            item: line
+            for item, line in read.latest.items()
+            if self._lines.get(item) is not line and self._lines.get(item) != line
+        }  # else unchanged since the last read, or the line saved here
+        gone = [i for i in self._lines if i not in read.latest]  # a replaced journal
+        if changed or gone:
+            self._hold(changed, gone)
+        return dict(self._states)
+
+    def _hold(self, lines: Mapping[str, dict[str, Any]], gone: Collection[str] = ()) -> None:
+        """Hold these items' latest lines. New dicts replace the held ones (a page run may
+        be reading them in another thread while a callback saves): a copy of references,
+        and only the items given are rebuilt."""
+        held, states, done = dict(self._lines), dict(self._states), dict(self._done)
+        for item in gone:
+            del held[item], states[item], done[item]
+        for item, line in lines.items():
+            state = ItemState.from_line(line)
+            held[item], states[item] = line, state
+            done[item] = is_complete(self.packet, item, state)
+        self._lines, self._states, self._done = held, states, done
 
     def save(self, item_id: str, state: ItemState) -> dict[str, Any]:
-        """Append the item's full state and fsync; returns the durable line (with seq, ts)."""
-        return journal.append(
-            self.journal_path, record(self.packet, self.annotator, item_id, state)
+        """Append the item's full state and fsync; returns the durable line (with seq, ts).
+        The session holds the line at once: it is the item's latest (its seq is the
+        stream's next), so the screen's status is right without reading it back."""
+        line = self._journal().append(
+            self.journal_path.stem, record(self.packet, self.annotator, item_id, state)
         )
+        self._hold({item_id: line})
+        return line
 
     def _signature(self) -> tuple[int, int] | None:
         try:
-            return journal.signature(self.journal_path)  # file (size, mtime) or db (count, seq)
+            return self._journal().signature(self.journal_path.stem)  # file or db signature
         except OSError:
             # The journal database is unreachable: show what was last read; saves fail
             # and say so (audit_app.judging), and the next read after recovery re-reads.
@@ -271,14 +349,16 @@ class AnnotatorSession:
             return self._sig
 
     def states(self) -> dict[str, ItemState]:
-        """The latest saved state per item, as the journal on disk says now."""
+        """The latest saved state per item, as the journal says now: one signature check,
+        and a read of the new lines only when it changed."""
         sig = self._signature()
-        if sig != self._sig or (sig is None and self._states):
-            self._states = self.restore()
-            self._done = {i: is_complete(self.packet, i, s) for i, s in self._states.items()}
+        if sig != self._sig or self._read is None or (sig is None and self._states):
+            self.restore()
             self._sig = sig
         return self._states
 
     def complete(self, item_id: str) -> bool:
-        self.states()
+        """Whether the item is complete, as of the last `states()` (no journal access)."""
+        if self._read is None and not self._states:
+            self.states()
         return self._done.get(item_id, False)

@@ -24,7 +24,9 @@ integrity, pool building, the admin page, the annotator's own session and export
 Backends: a project's journals are files (the default, above) or rows of PostgreSQL
 (`campaign.journal_pg`, chosen in project.json). Every function here takes the same paths
 (`journals/PACKET/ANNOTATOR.jsonl`) and picks the backend from the project they lie in
-(`backend_for`), so readers and the one rule are the same for both.
+(`backend_for`), so readers and the one rule are the same for both. A caller that holds
+an open project passes its backend down instead (`backend_of(project, packet)`, resolved
+once per handle), so a save or a page run does not look at project.json again.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from campaign import journal_pg
-from campaign.project import now_iso, open_private
+from campaign.project import Project, now_iso, open_private
 from vocabulary.jsonread import json_loads
 
 _TAIL_BYTES = 1 << 16
@@ -230,13 +232,15 @@ def read_stream(
     item_ids: Collection[str],
     annotator: str | None = None,
     since: StreamRead | None = None,
+    backend: JournalBackend | None = None,
 ) -> StreamRead:
     """The counted lines of one journal (the module docstring's rule); `annotator`
     defaults to the file's name. With `since` (an earlier read of the same journal, packet
     and items), only what was appended after it is read, and the result equals a full read
-    (a long journal then costs its new lines, not all of them, after every save)."""
+    (a long journal then costs its new lines, not all of them, after every save).
+    `backend`: the journal's backend when the caller holds it (else `backend_for`)."""
     name = annotator if annotator is not None else path.stem
-    backend = backend_for(path.parent)
+    backend = backend if backend is not None else backend_for(path.parent)
     read: JournalRead | None = None
     if since is not None and since.cursor is not None:
         if isinstance(backend, FileJournal) and since.cursor[0] != DB_CURSOR:
@@ -362,10 +366,20 @@ class PgJournal:
         return sig if sig[0] else None
 
 
+def backend_of(project: Project, packet: str) -> JournalBackend:
+    """The backend of one packet's journals in an open project: its handle's backend
+    (`Project.journals`, resolved once per handle), so nothing re-reads project.json."""
+    cfg = project.journals
+    if cfg is not None:
+        return PgJournal(cfg, packet)
+    return FileJournal(project.journal_dir(packet))
+
+
 def backend_for(journal_dir: Path) -> JournalBackend:
-    """The backend of one packet's journals: PostgreSQL when `journal_dir` is
-    `ROOT/journals/PACKET` of a project configured so, else files (also for any other
-    folder, as benchmarks and tests use)."""
+    """The backend of one packet's journals, for callers that hold only a path: PostgreSQL
+    when `journal_dir` is `ROOT/journals/PACKET` of a project configured so, else files
+    (also for any other folder, as benchmarks and tests use). It looks at project.json
+    (its modification time) on every call; a caller with a project uses `backend_of`."""
     if journal_dir.parent.name == "journals":
         cfg = journal_pg.config_for(journal_dir.parent.parent)
         if cfg is not None:

@@ -78,6 +78,15 @@ def env_url() -> str | None:
 
 _CONFIGS: dict[Path, tuple[int, PgConfig | None]] = {}
 _CONFIGS_LOCK = threading.Lock()
+# Bumped by every `set_backend` of this process: a `campaign.project.Project` resolves its
+# backend once and keeps it until this changes (a migration through any handle), so no
+# handle stats project.json per save. Another process's switch is seen by the next handle.
+_SWITCHES = [0]
+
+
+def switches() -> int:
+    """How many times this process switched a project's journal backend."""
+    return _SWITCHES[0]
 
 
 def config_for(root: Path) -> PgConfig | None:
@@ -216,3 +225,4 @@ def set_backend(root: Path, cfg: PgConfig | None) -> None:
     write_json_atomic(meta_path, meta)
     with _CONFIGS_LOCK:
         _CONFIGS.pop(root, None)
+        _SWITCHES[0] += 1  # every open handle of this process re-resolves its backend

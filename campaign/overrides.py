@@ -28,7 +28,7 @@ def read_override_lines(project: Project) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line; a line that is not a JSON object is
     an InputError naming the file and line (an override is never silently dropped). In
     PostgreSQL the line number is the row's position in the campaign's log."""
-    cfg = journal_pg.config_for(project.root)
+    cfg = project.journals
     if cfg is not None:
         return list(enumerate(read_overrides_pg(cfg), start=1))
     path = overrides_path(project)
@@ -48,7 +48,7 @@ def append_override(project: Project, record: dict[str, Any]) -> Path:
     """Append one decision line and fsync (in PostgreSQL: commit); returns the log's path
     (where `journal migrate --to file` would write it)."""
     path = overrides_path(project)
-    cfg = journal_pg.config_for(project.root)
+    cfg = project.journals
     if cfg is not None:
         append_override_pg(cfg, record)
         return path

@@ -96,17 +96,27 @@ class Project:
         return self.meta()
 
     def forget_settings(self) -> None:
-        """Drop the settings read for this handle (after writing project.json)."""
+        """Drop the settings read for this handle (after writing project.json), and the
+        journal backend resolved from it."""
         self.__dict__.pop("settings", None)
+        self.__dict__.pop("_journals", None)
 
     @property
     def journals(self) -> PgConfig | None:
         """Where the journals and the registry live: the PostgreSQL journal's configuration,
-        or None for files (`journal_pg.config_for`: project.json is re-read only when its
-        modification time changed, so a migration is seen at once)."""
+        or None for files. Resolved once per handle (`journal_pg.config_for`) and kept: a
+        save or a page run through this handle does not look at project.json again. A
+        switch of the backend in this process (`journal_pg.set_backend`, which `journal
+        migrate` calls) is seen at once by every handle; one by another process is seen by
+        the next handle (the app opens one per page run and per round trip)."""
         from campaign import journal_pg  # the layout does not load psycopg until asked
 
-        return journal_pg.config_for(self.root)
+        held = self.__dict__.get("_journals")
+        switches = journal_pg.switches()
+        if held is None or held[0] != switches:
+            held = (switches, journal_pg.config_for(self.root))
+            self.__dict__["_journals"] = held  # frozen dataclass: a cache, not a field
+        return held[1]
 
 
 def hash_secret(secret: str, salt: str | None = None) -> dict[str, str]:

@@ -21,7 +21,7 @@ from vocabulary.jsonread import json_loads
 
 def _tokens(project: Project) -> dict[str, str]:
     """annotator -> SHA-256 of their sign-in token (registry entries that have one)."""
-    cfg = journal_pg.config_for(project.root)
+    cfg = project.journals
     people: object
     if cfg is not None:
         people = journal_pg.read_registry(cfg, stale_ok=True)

@@ -49,7 +49,11 @@ def build_export(packet: Packet, annotator: str, latest: Mapping[str, Mapping[st
 def session_export(session: AnnotatorSession) -> dict:
     packet = session.packet
     read = journal.read_stream(
-        session.journal_path, packet.sha256, packet.item_ids, session.annotator
+        session.journal_path,
+        packet.sha256,
+        packet.item_ids,
+        session.annotator,
+        backend=session.backend,  # the session's backend when it holds one
     )
     return build_export(packet, session.annotator, read.latest)
 
@@ -64,8 +68,7 @@ def export_responses(project: Project, packet_id: str, annotator: str) -> dict:
             file=project.annotators_path,
             hint="see `evaudit annotator list DIR`",
         )
-    session = AnnotatorSession.open(project.packets_dir, project.journals_dir, packet_id, annotator)
-    return session_export(session)
+    return session_export(AnnotatorSession.for_project(project, packet_id, annotator))
 
 
 def _check_header(obj: Any, project: Project, path: Path) -> tuple[list[InputError], Packet | None]:
@@ -191,7 +194,10 @@ def import_responses(project: Project, path: Path) -> dict[str, Any]:
     assert packet is not None
     annotator = str(obj["annotator"])
     session = AnnotatorSession(
-        packet, annotator, journal.journal_path(project.journal_dir(packet.packet_id), annotator)
+        packet,
+        annotator,
+        journal.journal_path(project.journal_dir(packet.packet_id), annotator),
+        backend=journal.backend_of(project, packet.packet_id),
     )
     current = session.restore()
     imported = unchanged = 0

@@ -49,7 +49,7 @@ def prepare_serving(project: Project) -> list[Path]:
 def journal_database(project: Project) -> str | None:
     """With journals in PostgreSQL, reach the database now and return its redacted URL
     (None: journals are files)."""
-    cfg = journal_pg.config_for(project.root)
+    cfg = project.journals
     if cfg is None:
         return None
     try:

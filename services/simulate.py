@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -213,7 +214,7 @@ def _read_condition(
 
 
 def label_claims(
-    project: Project, packet_id: str, items: list[dict[str, Any]]
+    project: Project, packet_id: str, items: Sequence[dict[str, Any]]
 ) -> dict[str, set[str]]:
     """item_id -> the condition keys the label under test claims: as many as the admin
     key's grade, those a displayed page mentions first, then in packet order."""

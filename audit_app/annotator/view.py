@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ from audit_app import actions
 from audit_app.annotator.component import card_code, judging_card
 from audit_app.annotator.style import PAGE_CSS
 from audit_app.judging import CardSession, apply_outbox
-from audit_app.session import AnnotatorSession, card_item, first_incomplete, step
+from audit_app.session import AnnotatorSession, ItemState, card_item, first_incomplete, step
 from campaign.project import Project
 from campaign.registry import Annotator, authenticate
 from services.responses import session_export
@@ -107,12 +107,12 @@ def _session(project: Project, person: Annotator, packet_id: str) -> AnnotatorSe
     tag = f"{person.name}/{packet_id}"
     ss = st.session_state
     if ss.get("ann_tag") != tag:
-        session = AnnotatorSession.open(
-            project.packets_dir, project.journals_dir, packet_id, person.name
-        )
+        session = AnnotatorSession.for_project(project, packet_id, person.name)
         start = first_incomplete(session.packet, session.states())
         ss.update(ann_tag=tag, ann_session=session, ann_card_session=CardSession(index=start))
-    return ss["ann_session"]
+    session = ss["ann_session"]
+    session.use_project(project)  # this page run's handle: its backend, resolved once
+    return session
 
 
 def _refused_card(token: str) -> bool:
@@ -150,15 +150,21 @@ def apply_card_outbox(outbox: Any) -> None:
     """Apply an outbox, checking the link once for all its saves; the page run that follows
     reuses that check (`RoundTripSignIn`)."""
     ss = st.session_state
-    project, token = ss["ann_auth"]
+    held, token = ss["ann_auth"]
+    # A handle of its own for this round trip (the page run's one is a run old): its
+    # backend is resolved once for every save of the outbox, and a migration by another
+    # process since the last page run is seen now.
+    project = Project(held.root)
     sign_in = RoundTripSignIn(project, token)
     ss[SIGN_IN_KEY] = sign_in
-    apply_outbox(
-        ss["ann_session"], ss["ann_card_session"], outbox, lambda: sign_in.person() is not None
-    )
+    session: AnnotatorSession = ss["ann_session"]
+    session.use_project(project)
+    apply_outbox(session, ss["ann_card_session"], outbox, lambda: sign_in.person() is not None)
 
 
-def _image(session: AnnotatorSession, card: CardSession, item_id: str) -> Any:
+def _image(
+    session: AnnotatorSession, states: Mapping[str, ItemState], card: CardSession, item_id: str
+) -> Any:
     """The open page image as a data URL (rendered on the server; the card never sees a file)."""
     renderer = st.session_state.get("ann_renderer")
     if renderer is None or card.image is None or card.image[0] != item_id:
@@ -168,7 +174,7 @@ def _image(session: AnnotatorSession, card: CardSession, item_id: str) -> Any:
     ckey = next((c for c, pool in pools.items() if page in pool), None)
     if ckey is None:
         return None
-    state = session.states().get(item_id)
+    state = states.get(item_id)
     quote = (state.answer(ckey).quotes.get(page) if state else None) or None
     png = renderer(page, quote)
     src = "data:image/png;base64," + base64.b64encode(png).decode() if png else None
@@ -184,6 +190,8 @@ def judging_screen(session: AnnotatorSession) -> None:
         st.info("This packet has no items.")
         return
     card: CardSession = ss["ann_card_session"]
+    # One look at the journal per rerun (its signature, and its new lines when it grew);
+    # every item's status below comes from what the session holds.
     states = session.states()
     index = card.index = step(card.index, 0, total)
     item_id = packet.item_ids[index]
@@ -194,7 +202,7 @@ def judging_screen(session: AnnotatorSession) -> None:
         "heading": f"{title} · signed in as {session.annotator} · packet {packet.packet_id}",
         "annotator": session.annotator,
         "packet": {"id": packet.packet_id, "sha256": packet.sha256},
-        "summary": _summary(session),
+        "summary": _summary(states),
         "item": card_item(packet, item_id),
         "state": actions.state_json(state, packet.pools(item_id)),
         "rule": packet.rule,
@@ -210,7 +218,7 @@ def judging_screen(session: AnnotatorSession) -> None:
         "confirmed": {"nonce": nonce, "id": card.applied.get(nonce, 0)},
         "status": card.status(),
         "images": ss.get("ann_renderer") is not None,
-        "image": _image(session, card, item_id),
+        "image": _image(session, states, card, item_id),
     }
     ss["ann_last_data"] = data
     card_code()(key=CODE_KEY)
@@ -218,10 +226,10 @@ def judging_screen(session: AnnotatorSession) -> None:
     _footer(session)
 
 
-def _summary(session: AnnotatorSession) -> dict[str, int]:
+def _summary(states: Mapping[str, ItemState]) -> dict[str, int]:
     """Counts for the "all done" screen: conditions answered yes / no, items unclear."""
     yes = no = unclear = 0
-    for state in session.states().values():
+    for state in states.values():
         unclear += state.unclear
         for ans in state.answers.values():
             yes += ans.answer == "yes"
