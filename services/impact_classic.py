@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from services.impact_inputs import QrelRows, RunRows, inputs, measure_values, query_filter
+from services.impact_inputs import (
+    QrelRows,
+    RunRows,
+    inputs,
+    measure_names,
+    measure_values,
+    query_filter,
+)
 from services.impact_report import ClassicImpactReport
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
@@ -49,50 +56,6 @@ def _by_query(qrels: QrelRows, wanted: set[str] | None) -> dict[str, dict[str, i
     for q, d, g in qrels:
         if wanted is None or q in wanted:
             out.setdefault(q, {})[d] = g
-    return out
-
-
-def _positions(rows: RunRows, ties: str) -> tuple[Any, Any, Any]:
-    """(query ids, doc ids, 0-based rank within the query) of one run, ordered by the
-    tie rule as the measure engine orders it."""
-    import pandas as pd
-
-    df = pd.DataFrame.from_records(rows, columns=["q", "d", "s"])
-    if ties == "trec_eval":  # score, then doc id, descending: trec_eval's order
-        df = df.sort_values(["q", "s", "d"], ascending=[True, False, False], kind="stable")
-    else:  # equal scores in file order
-        df = df.sort_values(["q", "s"], ascending=[True, False], kind="stable")
-    return df["q"], df["d"], df.groupby("q", sort=False).cumcount().to_numpy()
-
-
-def _judged(
-    run_rows: Mapping[str, RunRows], ties: str, depths: list[int],
-    sides: Mapping[str, tuple[Mapping[str, dict[str, int]], set[str]]],
-) -> dict[str, dict[str, dict[str, float | None]]]:  # fmt: skip
-    """Judged@d of every run and depth on each side (scorers.impact.judged)."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from scorers.impact.judged import judged_means
-
-    # Arrow's is_in against one value set per side (a Python set is re-hashed per call).
-    keys = {
-        w: pa.array([f"{q}\t{d}" for q, docs in j.items() for d in docs], type=pa.string())
-        for w, (j, _qs) in sides.items()
-    }
-    out: dict[str, dict[str, dict[str, float | None]]] = {str(d): {} for d in depths}
-    for tag, rows in run_rows.items():
-        q, d, pos = _positions(rows, ties)
-        codes, uniq = q.factorize()
-        pair = pa.array(q + "\t" + d, type=pa.string())
-        for dep in depths:
-            out[str(dep)][tag] = {}
-        for when, (_j, qs) in sides.items():
-            judged = pc.is_in(pair, value_set=keys[when]).to_numpy(zero_copy_only=False)
-            evaluated = np.array([u in qs for u in uniq], dtype=bool)
-            for dep in depths:
-                out[str(dep)][tag][when] = judged_means(codes, pos, judged, evaluated, dep)
     return out
 
 
@@ -144,15 +107,27 @@ def classic_impact(
     in_a = np.array([q in qa for q in universe], dtype=bool)
     names: list[str] = []
     values: dict[str, dict[str, np.ndarray]] = {}
+    # Judged@d comes from the same engine call as the measures (its `judged_d`), so the
+    # run's order, tie rule and evaluated queries are the measures' own.
+    depths: list[int] = []
+    judged: dict[str, dict[str, dict[str, float | None]]] = {}
     for when, rows, qs in progress([("before", before, qb), ("after", after, qa)], total=2,
                                    desc="scoring runs"):  # fmt: skip
         rows_in = [r for r in rows if r[0] in qs]
-        names, per_run = measure_values(opts.measures, rows_in, run_rows, opts.ties, qs)
+        names = measure_names(opts.measures)
+        depths = sorted({opts.k, *(_depth(m, opts.k) for m in names)})
+        extra = [f"judged_{d}" for d in depths if f"judged_{d}" not in names]
+        per_run = measure_values([*opts.measures, *extra], rows_in, run_rows, opts.ties, qs)[1]
         mats = {m: np.zeros((len(tags), len(universe))) for m in names}
         for r, tag in enumerate(tags):
             for q, vals in per_run[tag].items():
                 for m in names:
                     mats[m][r, col[q]] = vals[m]
+            for dep in depths:
+                got = [vals[f"judged_{dep}"] for vals in per_run[tag].values()]
+                judged.setdefault(str(dep), {}).setdefault(tag, {})[when] = (
+                    float(np.mean(got)) if got else None
+                )
         values[when] = mats
     settings = Settings(draws=opts.draws, bootstrap=opts.bootstrap, seed=opts.seed,
                         alpha=opts.alpha)  # fmt: skip
@@ -162,8 +137,6 @@ def classic_impact(
         ).to_json()
         for m in names
     }
-    depths = sorted({opts.k, *(_depth(m, opts.k) for m in names)})
-    judged = _judged(run_rows, opts.ties, depths, {"before": (jb, qb), "after": (ja, qa)})
     for m in names:
         d = str(_depth(m, opts.k))
         for t in tags:

@@ -20,6 +20,20 @@ QrelRows = list[tuple[str, str, int]]
 RunRows = list[tuple[str, str, float]]
 
 
+def _parsed(spec: Sequence[str]) -> Any:
+    from scorers.trec_measures import parse_measures
+
+    try:
+        return parse_measures(spec)
+    except ValueError as exc:
+        raise InputError(str(exc), hint="e.g. --measure ndcg_cut_10,P_10,map,recall_100") from None
+
+
+def measure_names(spec: Sequence[str]) -> list[str]:
+    """The engine's names of the measures `spec` asks for (a bad name is an InputError)."""
+    return [m.name for m in _parsed(spec)]
+
+
 def measure_values(
     spec: Sequence[str], qrels: QrelRows, runs: Mapping[str, Iterable[tuple[str, str, float]]],
     ties: str, queries: set[str] | None = None,
@@ -28,12 +42,9 @@ def measure_values(
 
     Every per-query value of the classic impact analysis comes through here (the engine's
     `parse_measures` and `score_run`); a bad measure name is an InputError."""
-    from scorers.trec_measures import parse_measures, score_run
+    from scorers.trec_measures import score_run
 
-    try:
-        ms = parse_measures(spec)
-    except ValueError as exc:
-        raise InputError(str(exc), hint="e.g. --measure ndcg_cut_10,P_10,map,recall_100") from None
+    ms = _parsed(spec)
     out = {
         tag: score_run(qrels, rows, ms, ties=ties, queries=queries).per_query  # type: ignore[arg-type]
         for tag, rows in runs.items()

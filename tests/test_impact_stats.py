@@ -15,7 +15,6 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from scorers.impact.bootstrap import delta_intervals, draw_indices
-from scorers.impact.judged import judged_at_k, mean_judged
 from scorers.impact.ordering import kendall_spearman, movement, ranks, tau_ap
 from scorers.impact.paired import (
     all_pairs,
@@ -133,6 +132,26 @@ def test_bootstrap_equals_a_plain_loop_over_the_same_draws() -> None:
     assert np.isnan(delta_intervals(before, after, in_b, in_a, replicates=0, seed=1)).all()
 
 
+def test_every_pair_is_unordered_and_counted() -> None:
+    assert all_pairs(70) == list(itertools.combinations(range(70), 2))
+    assert len(all_pairs(70)) == 2415
+
+
+def judged_at_k(ranked: list[str], judged: set[str] | dict[str, int], k: int) -> float:
+    """Judged@k as ir_measures defines it: the judged share of the top min(k, retrieved)."""
+    top = ranked[:k]
+    return sum(1 for d in top if d in judged) / len(top) if top else 0.0
+
+
+def mean_judged(
+    ranked: dict[str, list[str]], qrels: dict, k: int, queries: set[str] | None = None
+) -> tuple[float | None, int]:
+    """The mean over queries that have qrels, the run retrieves and the filter keeps."""
+    vals = [judged_at_k(ranked[q], qrels[q], k) for q in ranked
+            if q in qrels and (queries is None or q in queries)]  # fmt: skip
+    return (sum(vals) / len(vals) if vals else None), len(vals)
+
+
 def test_judged_at_k_as_ir_measures_defines_it() -> None:
     qrels = {"q1": {"a": 1, "b": 0, "c": -2}, "q2": {"x": 2}}
     ranked = {"q1": ["a", "z", "b", "c", "y"], "q2": ["y", "x"], "q3": ["a"]}
@@ -143,27 +162,29 @@ def test_judged_at_k_as_ir_measures_defines_it() -> None:
     assert mean_judged(ranked, qrels, 3, queries={"q2"}) == (0.5, 1)
 
 
-def test_every_pair_is_unordered_and_counted() -> None:
-    assert all_pairs(70) == list(itertools.combinations(range(70), 2))
-    assert len(all_pairs(70)) == 2415
-
-
-def test_judged_means_on_arrays_equal_the_definition() -> None:
-    from scorers.impact.judged import judged_means
+def test_the_engines_judged_k_equals_the_definition() -> None:
+    """Judged@k of `score trec`, `trec_eval -m judged.k` and `score impact` is the measure
+    engine's `judged_k` (services.impact_inputs.measure_values): per query it equals the
+    plain definition above, on runs with ties, fewer than k documents, unjudged and
+    negative-grade documents, and queries the run does not retrieve."""
+    from services.impact_inputs import measure_values
 
     rng = np.random.default_rng(8)
     for _ in range(20):
+        qrels = {f"q{i}": {f"d{j}": int(rng.integers(-2, 3)) for j in rng.choice(12, 5, replace=False)}
+                 for i in range(5)}  # fmt: skip
+        run = {f"q{i}": {f"d{j}": float(rng.integers(0, 4)) for j in rng.permutation(12)[: rng.integers(1, 12)]}
+               for i in range(1, 7)}  # fmt: skip
+        # trec_eval's order: score descending, then doc id descending
         ranked = {
-            f"q{i}": [f"d{j}" for j in rng.permutation(12)[: rng.integers(1, 12)]] for i in range(6)
+            q: sorted(sorted(ds, reverse=True), key=lambda d: -ds[d]) for q, ds in run.items()
         }
-        qrels = {f"q{i}": {f"d{j}" for j in rng.choice(12, 5, replace=False)} for i in range(5)}
-        wanted = {"q0", "q1", "q3", "q5"}
-        names = sorted(ranked)
-        code = np.array([names.index(q) for q in names for _d in ranked[q]])
-        pos = np.array([p for q in names for p in range(len(ranked[q]))])
-        judged = np.array([d in qrels.get(q, set()) for q in names for d in ranked[q]])
-        evaluated = np.array([q in qrels and q in wanted for q in names])
+        rows = [(q, d, g) for q, ds in qrels.items() for d, g in ds.items()]
+        runs = {"r": [(q, d, s) for q, ds in run.items() for d, s in ds.items()]}
         for k in (1, 3, 10):
-            want = mean_judged(ranked, qrels, k, wanted)[0]
-            got = judged_means(code, pos, judged, evaluated, k)
-            assert got == pytest.approx(want, abs=1e-15)
+            per_query = measure_values([f"judged_{k}"], rows, runs, "trec_eval")[1]["r"]
+            assert set(per_query) == set(qrels) & set(run)
+            for q, vals in per_query.items():
+                assert vals[f"judged_{k}"] == pytest.approx(
+                    judged_at_k(ranked[q], qrels[q], k), abs=1e-15
+                )
