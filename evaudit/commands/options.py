@@ -140,9 +140,16 @@ def shown_option(*decls: str, default: Any, help: str) -> Decorator:
     return click.option(*decls, default=default, show_default=True, help=help)
 
 
-def share_option(name: str, help: str) -> Decorator:
-    """An optional share between 0 and 1 (a required coverage, say)."""
-    return click.option(name, type=click.FloatRange(0, 1), default=None, help=help)
+def share_option(name: str, help: str, *, default: float | None = None) -> Decorator:
+    """A share between 0 and 1 (a required coverage, a chance), optional when `default` is
+    None, its default shown in --help otherwise."""
+    return click.option(
+        name,
+        type=click.FloatRange(0, 1),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
 
 
 def choice_option(*decls: str, choices: Sequence[str], default: str, help: str) -> Decorator:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from evaudit.commands import options as opt
 from evaudit.output import emit_json, progress_bar
 from vocabulary.errors import InputError
 
@@ -39,7 +40,7 @@ def init(
     from services.project_init import create_project
 
     report = create_project(directory, admin_password, journal_url)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
@@ -182,7 +183,7 @@ def ingest(
         if as_json:  # a failure is one JSON object too, with the error on stderr
             emit_json(exc.to_json())
         raise
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
@@ -270,7 +271,7 @@ def load(
         relevant_from=relevant_from,
         require_cross_page=require_cross_page,
     )
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
@@ -281,16 +282,14 @@ def status(directory: Path, as_json: bool) -> None:
     from services.benchmark_load import project_status
 
     report = project_status(directory)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
 @_DIR
-@click.option(
+@opt.share_option(
     "--min-rate",
-    type=click.FloatRange(0, 1),
     default=0.98,
-    show_default=True,
     help="Lowest share of expected pages a source must have extracted.",
 )
 @click.option(
@@ -309,7 +308,7 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
     from services.source_gate import source_gate
 
     report = source_gate(directory, min_rate, apply, show_log)
-    emit_json(report.to_json()) if as_json else click.echo(report.table(), nl=False)
+    opt.print_report(report, as_json, nl=False)
 
 
 @click.command()
@@ -331,7 +330,7 @@ def check(directory: Path, require_cross_page: bool | None, strict: bool, as_jso
     from services.label_check import check_labels
 
     report = check_labels(directory, require_cross_page)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
     if strict and (error := report.strict_error()) is not None:
         raise error
 
