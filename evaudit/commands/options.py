@@ -135,6 +135,13 @@ def count_option(*decls: str, default: int | None, help: str, min: int = 1) -> D
     )
 
 
+def amount_option(*decls: str, default: float, min: float, help: str) -> Decorator:
+    """A number of at least `min` (seconds, MiB), its default shown."""
+    return click.option(
+        *decls, type=click.FloatRange(min=min), default=default, show_default=True, help=help
+    )
+
+
 def shown_option(*decls: str, default: Any, help: str) -> Decorator:
     """An option of the type of its default, the default shown in --help."""
     return click.option(*decls, default=default, show_default=True, help=help)
