@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -128,25 +129,7 @@ def init(
     "document id stays the file name without .pdf.",
 )  # fmt: skip
 @_JSON
-def ingest(
-    directory: Path,
-    pdf_dir: Path | None,
-    ocr_dir: Path | None,
-    pages_file: Path | None,
-    beir_dir: Path | None,
-    trec_docs: Path | None,
-    mineru_dir: Path | None,
-    source: str,
-    workers: int | None,
-    manifest: Path | None,
-    strict: bool,
-    recursive: bool,
-    ocr: str,
-    ocr_lang: str,
-    ocr_dpi: int,
-    ocr_min_confidence: float,
-    as_json: bool,
-) -> None:
+def ingest(directory: Path, as_json: bool, **spec: Any) -> None:
     """Ingest corpus pages into the project (unchanged files are skipped by hash).
 
     PDFs that cannot be read, are encrypted or empty are skipped; pages without a text
@@ -157,28 +140,11 @@ def ingest(
     the files, stored, extracted (with text), empty, in skipped files. Under --json a
     failure is one JSON object too ({"error", "problems"}), with the one-line error on
     stderr and a non-zero exit."""
-    from services.ingest import ingest_corpus
+    from services.ingest import IngestSpec, ingest_corpus
 
     try:
-        report = ingest_corpus(
-            directory,
-            pdf_dir=pdf_dir,
-            ocr_dir=ocr_dir,
-            pages_file=pages_file,
-            beir_dir=beir_dir,
-            trec_docs=trec_docs,
-            mineru_dir=mineru_dir,
-            source=source,
-            workers=workers,
-            progress=progress_bar(quiet=as_json),
-            strict=strict,
-            manifest=manifest,
-            recursive=recursive,
-            ocr=ocr,
-            ocr_lang=ocr_lang,
-            ocr_dpi=ocr_dpi,
-            ocr_min_confidence=ocr_min_confidence,
-        )
+        # the options are IngestSpec's fields, by name
+        report = ingest_corpus(directory, IngestSpec(**spec), progress_bar(quiet=as_json))
     except InputError as exc:
         if as_json:  # a failure is one JSON object too, with the error on stderr
             emit_json(exc.to_json())
