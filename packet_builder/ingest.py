@@ -37,7 +37,7 @@ from packet_builder.ingest_pdf import check_doc_id, collect_pdfs, find_pdfs, ocr
 from packet_builder.ingest_report import IngestReport, OcrSummary
 from packet_builder.source_gate import ExtractionRow, record
 from vocabulary.errors import InputError, InputErrors
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document
 from vocabulary.progress import Progress, no_progress
 
 
@@ -94,12 +94,7 @@ def collect_ocr(ocr_dir: Path, known: dict[str, str]) -> tuple[list[DocPages], i
         for i, f in enumerate(files, start=1):
             raw = f.read_bytes()
             h.update(f.name.encode() + b"\0" + raw)
-            try:
-                obj = json_loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"malformed JSON ({json_problem(exc)})", file=f, line=exc.lineno
-                ) from exc
+            obj = json_document(raw, "malformed JSON", f)
             num = _page_number(f, obj, i)
             if num < 1 or num in pages:
                 raise InputError(f"page number {num} is not 1-based or repeats", file=f)
