@@ -255,24 +255,21 @@ def finalize(
     A BEIR or TREC project's revised qrels keep its original grade scale: a confirmed
     label keeps its grade, a demoted one becomes 0, a promoted one gets --promote-to."""
     from evaudit.commands.reproduce import command_argv
+    from services.finalize import Stages
     from services.finalize import finalize as run
 
     # the command line as given, for the manifest (paths rewritten relative to it there)
     argv = command_argv(click.get_current_context()) if manifest_out is not None else []
-    report = run(
-        directory,
-        out_dir,
-        initial,
-        initial_raters,
-        list(adjudication) or None,
-        list(challenges) or None,
-        tiebreak,
-        allow_pending,
-        promote_to,
-        adjudication_raters,
-        manifest_out=manifest_out,
-        argv=argv,
+    stages = Stages(
+        initial=initial,
+        initial_raters=initial_raters,
+        adjudication=list(adjudication) or None,
+        challenges=list(challenges) or None,
+        tiebreak=tiebreak,
+        allow_pending=allow_pending,
+        adjudication_raters=adjudication_raters,
     )
+    report = run(directory, out_dir, stages, promote_to, manifest_out=manifest_out, argv=argv)
     opt.print_report(report, as_json)
 
 
