@@ -28,10 +28,6 @@ from vocabulary.gates import QuoteRule
 from vocabulary.jsonread import json_document
 
 
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def packet_kinds(project: Project) -> dict[str, str]:
     """packet name -> kind, for every registered packet (`campaign.packets.list_packets`)."""
     return {row.name: row.kind for row in sorted(list_packets(project), key=lambda r: r.name)}
