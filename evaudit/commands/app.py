@@ -128,11 +128,7 @@ def responses_export(directory: Path, packet: str, name: str, out: Path | None) 
     default=0.03,
     help="Chance that one person departs from the evidence on any other condition.",
 )
-@opt.share_option(
-    "--coverage",
-    default=1.0,
-    help="Share of items each person answers.",
-)
+@opt.share_option("--coverage", default=1.0, help="Share of items each person answers.")
 @click.option(
     "--answers",
     type=click.Choice(["pages", "labels"]),
