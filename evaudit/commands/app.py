@@ -163,19 +163,10 @@ def responses_simulate(
     with a stated --noise rate (--answers labels). A yes quotes the sentence of a
     displayed page that supports the condition, so it passes the gates; seeded and
     deterministic."""
-    from services.simulate import responses_simulate
+    from services.simulate import Panel, responses_simulate
 
-    report = responses_simulate(
-        directory,
-        packet,
-        annotators,
-        seed=seed,
-        p_contested=contested,
-        p_slip=slip,
-        coverage=coverage,
-        answers=answers,
-        noise=noise,
-    )
+    panel = Panel(seed, contested, slip, coverage, answers, noise)
+    report = responses_simulate(directory, packet, annotators, panel)
     opt.print_report(report, as_json)
 
 
