@@ -94,9 +94,7 @@ def responses_import(directory: Path, file: Path, as_json: bool) -> None:
 @_DIR
 @click.option("--packet", required=True, help="Packet name.")
 @click.option("--annotator", "name", required=True, help="Annotator name.")
-@click.option(
-    "-o", "--out", type=click.Path(path_type=Path), help="Write to this file (default: stdout)."
-)
+@opt.path_option("-o", "--out", help="Write to this file (default: stdout).")
 def responses_export(directory: Path, packet: str, name: str, out: Path | None) -> None:
     """Write NAME's latest answers on PACKET as an evaudit-responses JSON file."""
     from evaudit.output import dumps
@@ -230,11 +228,8 @@ def serve(directory: Path, host: str, port: int, metrics: bool) -> None:
 
 
 @click.command("demo")
-@click.option(
-    "--dir",
-    "folder",
-    type=click.Path(path_type=Path),
-    help="New folder for the demo project (default: a fresh temporary folder).",
+@opt.path_option(
+    "--dir", "folder", help="New folder for the demo project (default: a fresh temporary folder)."
 )
 @_HOST
 @click.option("--port", type=int, default=8501, show_default=True, help="Port to serve on.")

@@ -13,6 +13,7 @@ option is (its name, type and parameter) is written once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import click
@@ -80,6 +81,11 @@ def int_list(_: click.Context, __: click.Parameter, value: str) -> list[int]:
 def file_option(name: str, help: str, *, required: bool = False) -> Decorator:
     """An option naming one input file (not a folder)."""
     return click.option(name, required=required, type=click.Path(dir_okay=False), help=help)
+
+
+def path_option(*decls: str, help: str) -> Decorator:
+    """An optional option naming a file or folder, given to the command as a Path."""
+    return click.option(*decls, type=click.Path(path_type=Path), help=help)
 
 
 def cutoffs_option(help: str) -> Decorator:

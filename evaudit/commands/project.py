@@ -46,35 +46,21 @@ def init(
 
 @click.command()
 @_DIR
-@click.option(
-    "--pdf-dir", type=click.Path(path_type=Path), help="Folder of PDFs (doc_id = file stem)."
-)
-@click.option(
-    "--ocr-dir",
-    type=click.Path(path_type=Path),
-    help="MinerU-style OCR folder: O/<doc_id>/<page>.json.",
-)
-@click.option(
-    "--pages",
-    "pages_file",
-    type=click.Path(path_type=Path),
-    help='pages.jsonl: {"doc_id","page","text"}.',
-)
-@click.option(
+@opt.path_option("--pdf-dir", help="Folder of PDFs (doc_id = file stem).")
+@opt.path_option("--ocr-dir", help="MinerU-style OCR folder: O/<doc_id>/<page>.json.")
+@opt.path_option("--pages", "pages_file", help='pages.jsonl: {"doc_id","page","text"}.')
+@opt.path_option(
     "--beir",
     "beir_dir",
-    type=click.Path(path_type=Path),
     help="BEIR folder: one one-page document per corpus.jsonl entry (title + text).",
 )
-@click.option(
+@opt.path_option(
     "--trec-docs",
-    type=click.Path(path_type=Path),
     help="TREC documents: a <DOC><DOCNO><TEXT> file or JSONL, or a folder of them (.gz too).",
 )
-@click.option(
+@opt.path_option(
     "--mineru",
     "mineru_dir",
-    type=click.Path(path_type=Path),
     help="MinerU output folder (*_content_list.json or *_middle.json per document).",
 )
 @click.option(
@@ -154,36 +140,25 @@ def ingest(directory: Path, as_json: bool, **spec: Any) -> None:
 
 @click.command()
 @_DIR
-@click.option(
-    "--queries", type=click.Path(path_type=Path), help="queries.jsonl (replaces all queries)."
-)
-@click.option(
-    "--qrels", type=click.Path(path_type=Path), help="Qrels, TREC or JSONL (replaces all qrels)."
-)
-@click.option("--evidence", type=click.Path(path_type=Path), help="Construction evidence JSONL.")
+@opt.path_option("--queries", help="queries.jsonl (replaces all queries).")
+@opt.path_option("--qrels", help="Qrels, TREC or JSONL (replaces all qrels).")
+@opt.path_option("--evidence", help="Construction evidence JSONL.")
 @click.option(
     "--run", "runs", multiple=True, metavar="NAME=FILE", help="A TREC run file; repeatable."
 )
-@click.option(
+@opt.path_option(
     "--beir",
     "beir_dir",
-    type=click.Path(path_type=Path),
     help="BEIR folder (queries.jsonl, qrels/SPLIT.tsv): one relevance condition per query.",
 )
 @click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
-@click.option(
+@opt.path_option(
     "--trec-topics",
-    type=click.Path(path_type=Path),
     help="TREC topics (<top> SGML/XML or TSV); the narrative is the default rubric.",
 )
-@click.option(
-    "--trec-qrels",
-    type=click.Path(path_type=Path),
-    help="TREC graded qrels (qid iter docno grade).",
-)
-@click.option(
+@opt.path_option("--trec-qrels", help="TREC graded qrels (qid iter docno grade).")
+@opt.path_option(
     "--guideline",
-    type=click.Path(path_type=Path),
     help="Rubric of the relevance condition (JSON): one for all queries, or per query.",
 )
 @click.option(
@@ -198,21 +173,7 @@ def ingest(directory: Path, as_json: bool, **spec: Any) -> None:
     "choice, initially off). Can be given alone.",
 )  # fmt: skip
 @_JSON
-def load(
-    directory: Path,
-    queries: Path | None,
-    qrels: Path | None,
-    evidence: Path | None,
-    runs: tuple[str, ...],
-    beir_dir: Path | None,
-    split: str,
-    trec_topics: Path | None,
-    trec_qrels: Path | None,
-    guideline: Path | None,
-    relevant_from: int | None,
-    require_cross_page: bool | None,
-    as_json: bool,
-) -> None:
+def load(directory: Path, as_json: bool, **inputs: Any) -> None:
     """Validate and load a benchmark (all files or nothing).
 
     Then runs `evaudit check` on what it stored (same checks, same recorded
@@ -223,20 +184,8 @@ def load(
     original grades are kept so `finalize` writes the revised qrels in that scale."""
     from services.benchmark_load import load as run_load
 
-    report = run_load(
-        directory,
-        queries=queries,
-        qrels=qrels,
-        evidence=evidence,
-        runs=runs,
-        beir_dir=beir_dir,
-        split=split,
-        trec_topics=trec_topics,
-        trec_qrels=trec_qrels,
-        guideline=guideline,
-        relevant_from=relevant_from,
-        require_cross_page=require_cross_page,
-    )
+    # the options are `services.benchmark_load.load`'s keywords, by name
+    report = run_load(directory, **inputs)
     opt.print_report(report, as_json)
 
 
