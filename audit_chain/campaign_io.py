@@ -25,11 +25,7 @@ from scorers.integrity import collapse
 from scorers.responses import ConditionInfo, ItemInfo, ItemResponse, PacketInfo, evaluate_item
 from vocabulary.errors import InputError
 from vocabulary.gates import QuoteRule
-from vocabulary.jsonread import json_loads, json_problem
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+from vocabulary.jsonread import json_document
 
 
 def packet_kinds(project: Project) -> dict[str, str]:
@@ -44,12 +40,7 @@ def load_packet_info(project: Project, name: str) -> PacketInfo:
         known = ", ".join(packet_kinds(project)) or "none yet"
         raise InputError(f"unknown packet {name!r}", file=ppath, hint=f"known packets: {known}")
     data = ppath.read_bytes()
-    try:
-        packet = json_loads(data)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"corrupt packet ({json_problem(exc)})", file=ppath, line=exc.lineno
-        ) from exc
+    packet = json_document(data, "corrupt packet", ppath)
     key = read_admin_key(project, name)
     digest = hashlib.sha256(data).hexdigest()
     if not isinstance(packet, dict) or packet.get("format") != PACKET_FORMAT:

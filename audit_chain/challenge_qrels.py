@@ -48,7 +48,7 @@ def challenge_qrels(
     from audit_chain.finalize_io import compute
 
     try:
-        result, _inputs, _used = compute(project, None, None, None, None, None, False)
+        result, _inputs, _used = compute(project)
     except InputError as exc:
         # The inner hint (often a runnable `evaudit raters ...` line) is kept: it is the fix.
         first = f"{exc.hint}; " if exc.hint else ""

@@ -9,11 +9,12 @@ written, and each file is replaced atomically.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from audit_chain.audit_ops import load_plan, resolve_initial, run_adjudication
-from audit_chain.campaign_io import load_packet_info, packet_kinds, sha256_file, store_snapshot
+from audit_chain.campaign_io import load_packet_info, packet_kinds, store_snapshot
 from audit_chain.rater_choice import NoRaters
 from campaign.overrides import overrides_path
 from campaign.project import Project
@@ -21,6 +22,7 @@ from campaign.raters import raters_path
 from policies.adjudication import ConditionDecision
 from policies.repair import ACCEPT
 from policies.revision import Review, Stage, revise
+from vocabulary.digest import file_sha256
 from vocabulary.errors import InputError, InputErrors
 
 
@@ -40,7 +42,7 @@ def _inputs(project: Project, packets: list[str], store_sha: str) -> dict[str, s
     chosen = raters_path(project)  # which streams voted (docs/formats.md, "Rater choices")
     if chosen.is_file():
         files.append(chosen)
-    out = {_rel(project, f): sha256_file(f) for f in files}
+    out = {_rel(project, f): file_sha256(f) for f in files}
     out["store:queries+qrels"] = store_sha
     return out
 
@@ -50,26 +52,35 @@ def _path_label(paths: tuple[str, ...], reason: str) -> str:
     return f"{reason}/" + "+".join(kinds)
 
 
+@dataclass(frozen=True)
+class Stages:
+    """Which packets of the chain a revision counts, and whose votes: the initial packet
+    (None: the only one) and its two streams, the adjudication and challenge packets
+    (None: every one) with the adjudication voters and the challenges' tie-break stream;
+    `allow_pending` keeps the old grade of pairs not yet decided instead of refusing."""
+
+    initial: str | None = None
+    initial_raters: str | None = None
+    adjudication: list[str] | None = None
+    challenges: list[str] | None = None
+    tiebreak: str | None = None
+    allow_pending: bool = False
+    adjudication_raters: str | None = None
+
+
 def compute(
-    project: Project,
-    initial: str | None,
-    initial_raters: str | None,
-    adjudication: list[str] | None,
-    challenges: list[str] | None,
-    tiebreak: str | None,
-    allow_pending: bool,
-    adjudication_raters: str | None = None,
+    project: Project, chosen: Stages = Stages()
 ) -> tuple[dict[str, Any], dict[str, str], list[str]]:
     kinds = packet_kinds(project)
-    init = resolve_initial(project, initial)
+    init = resolve_initial(project, chosen.initial)
     adj_names = (
-        adjudication
-        if adjudication is not None
+        chosen.adjudication
+        if chosen.adjudication is not None
         else sorted(n for n, k in kinds.items() if k == "adjudication")
     )
     ch_names = (
-        challenges
-        if challenges is not None
+        chosen.challenges
+        if chosen.challenges is not None
         else sorted(n for n, k in kinds.items() if k == "challenge")
     )
     qrels, queries, store_sha = store_snapshot(project)
@@ -84,7 +95,7 @@ def compute(
     initial_choice: dict[str, Any] | None = None
     voters: dict[str, dict[str, Any]] = {}
     if init is not None:
-        loaded = load_plan(project, init, initial_raters, flag="--initial-raters")
+        loaded = load_plan(project, init, chosen.initial_raters, flag="--initial-raters")
         plan = loaded.plan
         initial_choice = loaded.raters.to_json()
         for item_id in plan.incomplete:
@@ -104,7 +115,12 @@ def compute(
         for name in adj_names:
             try:
                 adj = run_adjudication(
-                    project, name, None, adjudication_raters, plan, flag="--adjudication-raters"
+                    project,
+                    name,
+                    None,
+                    chosen.adjudication_raters,
+                    plan,
+                    flag="--adjudication-raters",
                 )
             except NoRaters as exc:  # nobody to count yet: its pairs stay undecided
                 for it in load_packet_info(project, name).items:
@@ -145,7 +161,7 @@ def compute(
         stages.append(Stage(f"audit:{init}", tuple(reviews)))
     for name in ch_names:
         try:
-            adj = run_adjudication(project, name, tiebreak, None, None)
+            adj = run_adjudication(project, name, chosen.tiebreak, None, None)
         except NoRaters as exc:  # nobody to count yet: every pair of the stage is pending
             items = load_packet_info(project, name).items
             for it in items:
@@ -179,7 +195,7 @@ def compute(
                 )
             )
         stages.append(Stage(f"challenge:{name}", tuple(reviews)))
-    if pending and not allow_pending:
+    if pending and not chosen.allow_pending:
         raise _refuse(pending)
     missing = sorted({r.query_id for s in stages for r in s.reviews} - set(queries))
     if missing:

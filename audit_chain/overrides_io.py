@@ -17,7 +17,7 @@ from campaign.overrides import append_override, overrides_path, read_override_li
 from campaign.project import Project, now_iso, open_project
 from policies.adjudication import Override
 from vocabulary.errors import InputError, InputErrors
-from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition
+from vocabulary.gates import ConditionAnswer, PageProblem, QuoteRule, check_condition, quote_problem
 
 
 def load_overrides(project: Project) -> list[Override]:
@@ -56,7 +56,6 @@ def override_problems(
 ) -> list[str]:
     """What is wrong with an override, in command-line terms (the app's gates say it in the
     browser's): the same checks as vocabulary.gates.check_condition, worded for --page/--quote."""
-    from vocabulary.textnorm import is_nontrivial, quote_in_page
 
     if answer == "no":
         out = []
@@ -76,24 +75,22 @@ def override_problems(
     if len(set(pages)) != len(pages):
         out.append("a --page is given twice")
     for key, quote in zip(pages, quotes, strict=True):
-        if key not in pool:
+        why = quote_problem(key, quote, pool, rule)
+        if why is not None:
             out.append(
-                f"--page {key} is not in this condition's candidate pool "
-                f"(its pages: {', '.join(sorted(pool))})"
-            )
-        elif not quote.strip():
-            out.append(f"the --quote for --page {key} is empty")
-        elif not is_nontrivial(quote, rule.min_words, rule.min_chars):
-            out.append(
-                f"the --quote for --page {key} is too short (at least {rule.min_words} words "
-                f"and {rule.min_chars} characters)"
-            )
-        elif not quote_in_page(quote, pool[key]):
-            out.append(
-                f"the --quote for --page {key} is not on that page (copy it verbatim from "
-                "the page text)"
+                _FLAG_PROBLEMS[why].format(key=key, rule=rule, pages=", ".join(sorted(pool)))
             )
     return out
+
+
+_FLAG_PROBLEMS: dict[PageProblem, str] = {
+    "pool": "--page {key} is not in this condition's candidate pool (its pages: {pages})",
+    "empty": "the --quote for --page {key} is empty",
+    "short": "the --quote for --page {key} is too short (at least {rule.min_words} words "
+    "and {rule.min_chars} characters)",
+    "off-page": "the --quote for --page {key} is not on that page (copy it verbatim from "
+    "the page text)",
+}
 
 
 def record_override(

@@ -109,6 +109,17 @@ def parse_raters(text: str, flag: str = "--raters") -> list[str]:
     return names
 
 
+def check_journals(names: list[str], streams: Streams, packet: str) -> None:
+    """Every named rater has a journal in `packet`, or an InputError lists those found."""
+    missing = [n for n in names if n not in streams.all_responses]
+    if missing:
+        have = ", ".join(sorted(streams.all_responses)) or "none"
+        raise InputError(
+            f"no journal for rater(s) {', '.join(missing)} in packet {packet!r}",
+            hint=f"journals found: {have}",
+        )
+
+
 def pick_raters(
     project: Project,
     packet: PacketInfo,
@@ -132,13 +143,7 @@ def pick_raters(
     two = exactly == 2 or packet.kind in ("initial", "")
     if raters:
         names = parse_raters(raters, flag)
-        missing = [r for r in names if r not in streams.all_responses]
-        if missing:
-            have = ", ".join(sorted(streams.all_responses)) or "none"
-            raise InputError(
-                f"no journal for rater(s) {', '.join(missing)} in packet {name!r}",
-                hint=f"journals found: {have}",
-            )
+        check_journals(names, streams, name)
         if stored is not None and remember and sorted(names) != sorted(stored.raters):
             raise InputError(
                 f"{flag} {','.join(names)} contradicts the raters stored for packet {name!r}: "

@@ -91,12 +91,12 @@ def raw_loop(files: list[Path]) -> tuple[int, float]:
 
 def project_ingest(pdf_dir: Path, workdir: Path, workers: int) -> tuple[int, float]:
     from campaign.init import init_project
-    from packet_builder.ingest import ingest
+    from packet_builder.ingest import IngestSpec, ingest
 
     project, _ = init_project(workdir / f"proj-{workers}", "bench")
     t0 = time.perf_counter()
     # Text extraction only: OCR (the default `auto`) is measured on its own (--ocr).
-    report = ingest(project, pdf_dir=pdf_dir, workers=workers, ocr="never")
+    report = ingest(project, IngestSpec(pdf_dir=pdf_dir, workers=workers, ocr="never"))
     return report.pages, time.perf_counter() - t0
 
 
@@ -143,7 +143,7 @@ def ocr_main(files: int, pages: int) -> None:
     import os
 
     from campaign.init import init_project
-    from packet_builder.ingest import ingest
+    from packet_builder.ingest import IngestSpec, ingest
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -151,7 +151,7 @@ def ocr_main(files: int, pages: int) -> None:
         base_pages, base_s = ocr_loop(pdf_dir)
         project, _ = init_project(work / "proj", "bench")
         t0 = time.perf_counter()
-        report = ingest(project, pdf_dir=pdf_dir, workers=2, ocr="auto")
+        report = ingest(project, IngestSpec(pdf_dir=pdf_dir, workers=2, ocr="auto"))
         two_s = time.perf_counter() - t0
     assert report.ocr is not None and report.ocr.pages == base_pages, report.to_json()
     load = os.getloadavg()[0]

@@ -61,7 +61,7 @@ def source_stamp(bench: Path) -> dict[str, list[int]]:
 def build_project_from(bench: Path, root: Path) -> Path:
     """Ingest and load make_corpus.py output (PDF folder or pages.jsonl + benchmark files)."""
     from campaign.init import init_project
-    from packet_builder.ingest import ingest
+    from packet_builder.ingest import IngestSpec, ingest
     from packet_builder.loader import load_benchmark
 
     stamp_file = root / "bench-source.json"
@@ -75,9 +75,9 @@ def build_project_from(bench: Path, root: Path) -> Path:
     pages = next(iter(sorted(bench.glob("pages*.jsonl"))), None)
     pdf_dir = next((d for d in (bench / "pdfs", bench.parent / "pdfs") if d.is_dir()), None)
     if pages is not None:
-        ingest(project, pages_file=pages)
+        ingest(project, IngestSpec(pages_file=pages))
     elif pdf_dir is not None:
-        ingest(project, pdf_dir=pdf_dir)
+        ingest(project, IngestSpec(pdf_dir=pdf_dir))
     else:
         sys.exit(f"no pages.jsonl or pdfs/ next to {bench}")
     qrels = next(p for p in (bench / "qrels.txt", bench / "qrels.jsonl") if p.is_file())
@@ -97,7 +97,7 @@ def build_project_from(bench: Path, root: Path) -> Path:
 def synthetic_project(root: Path, docs: int = 750, pages: int = 27, queries: int = 1000) -> Path:
     """Zipf-vocabulary pages with planted condition phrases (some OCR-garbled)."""
     from campaign.init import init_project
-    from packet_builder.ingest import ingest
+    from packet_builder.ingest import IngestSpec, ingest
     from packet_builder.loader import load_benchmark
 
     if (root / "project.json").is_file():
@@ -172,7 +172,7 @@ def synthetic_project(root: Path, docs: int = 750, pages: int = 27, queries: int
     (work / "qrels.txt").write_text("\n".join(qrels) + "\n")
     (work / "evidence.jsonl").write_text("".join(json.dumps(e) + "\n" for e in evidence))
     project, _ = init_project(root, "bench")
-    ingest(project, pages_file=work / "pages.jsonl")
+    ingest(project, IngestSpec(pages_file=work / "pages.jsonl"))
     load_benchmark(
         project,
         queries=work / "queries.jsonl",

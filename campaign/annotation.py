@@ -11,7 +11,6 @@ Nothing here reads the admin key, the campaign store or another person's journal
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,7 +21,7 @@ from campaign import journal
 from campaign.project import Project
 from vocabulary.errors import InputError
 from vocabulary.gates import ConditionAnswer, QuoteRule, check_condition
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document
 
 PACKET_FORMAT = "evaudit-packet"
 
@@ -137,12 +136,7 @@ def _parse_packet(data: bytes, sha256: str, where: str) -> Packet:
     if cached is not None:
         return cached
     path = Path(where)
-    try:
-        obj = json_loads(data)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"packet is not valid JSON ({json_problem(exc)})", file=path, line=exc.lineno
-        ) from exc
+    obj = json_document(data, "packet is not valid JSON", path)
     if not isinstance(obj, dict) or obj.get("format") != PACKET_FORMAT:
         raise InputError("not an evaudit packet (format must be evaudit-packet)", file=path)
     rule = obj.get("quote_rule") or {}

@@ -20,7 +20,7 @@ from typing import Any
 from campaign import store
 from campaign.project import Project, now_iso, write_bytes_atomic
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document, json_loads
 
 PACKET_FORMAT = "evaudit-packet"
 KEY_FORMAT = "evaudit-admin-key"
@@ -138,15 +138,12 @@ def read_admin_key(project: Project, name: str) -> dict[str, Any]:
     foreign files are an InputError naming the file."""
     path = project.key_path(name)
     try:
-        key = json_loads(path.read_bytes())
+        data = path.read_bytes()
     except FileNotFoundError as exc:
         raise InputError(
             "admin key not found", file=path, hint="rebuild the packet with `evaudit packet build`"
         ) from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"corrupt admin key ({json_problem(exc)})", file=path, line=exc.lineno
-        ) from exc
+    key = json_document(data, "corrupt admin key", path)
     if not isinstance(key, dict) or key.get("format") != KEY_FORMAT:
         raise InputError("not an evaudit admin key", file=path)
     return key

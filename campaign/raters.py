@@ -11,7 +11,6 @@ The file is rewritten whole, atomically, under an exclusive lock.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 from campaign.project import Project, open_private, write_json_atomic
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document
 
 RATERS_FORMAT = "evaudit-raters"
 
@@ -53,15 +52,12 @@ def read_choices(project: Project) -> dict[str, StoredRaters]:
     path = raters_path(project)
     if not path.is_file():
         return {}
-    try:
-        obj = json_loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"corrupt rater choices ({json_problem(exc)})",
-            file=path,
-            line=exc.lineno,
-            hint="fix the file or delete it and choose again with `evaudit raters`",
-        ) from exc
+    obj = json_document(
+        path.read_text(encoding="utf-8"),
+        "corrupt rater choices",
+        path,
+        hint="fix the file or delete it and choose again with `evaudit raters`",
+    )
     packets = obj.get("packets") if isinstance(obj, dict) else None
     if (
         not isinstance(obj, dict)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import hmac
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +23,7 @@ from typing import Any
 from campaign import journal_pg
 from campaign.project import Project, now_iso, open_private, write_json_atomic
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document
 
 
 @dataclass(frozen=True)
@@ -58,14 +57,7 @@ def read_registry(project: Project, stale_ok: bool = False) -> dict[str, dict[st
     path = project.annotators_path
     if not path.is_file():
         return {}
-    try:
-        obj = json_loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"corrupt annotator registry ({json_problem(exc)})",
-            file=path,
-            line=exc.lineno,
-        ) from exc
+    obj = json_document(path.read_text(encoding="utf-8"), "corrupt annotator registry", path)
     people = obj.get("annotators") if isinstance(obj, dict) else None
     if not isinstance(people, dict):
         raise InputError("annotator registry has no 'annotators' object", file=path)

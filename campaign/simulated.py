@@ -8,13 +8,12 @@ Streams simulated before this record existed are not marked.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from campaign.project import Project, write_json_atomic
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document
 
 FORMAT = "evaudit-simulated-streams"
 
@@ -28,10 +27,7 @@ def simulated_streams(project: Project) -> dict[str, list[str]]:
     path = simulated_path(project)
     if not path.is_file():
         return {}
-    try:
-        obj = json_loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"corrupt JSON ({json_problem(exc)})", file=path, line=exc.lineno) from exc
+    obj = json_document(path.read_text(encoding="utf-8"), "corrupt JSON", path)
     streams = obj.get("streams") if isinstance(obj, dict) else None
     if obj.get("format") != FORMAT or not isinstance(streams, dict):
         raise InputError(f"not a {FORMAT} file", file=path, hint="remove it or restore it")

@@ -53,19 +53,18 @@ CREATE OR REPLACE FUNCTION evaudit_append_only() RETURNS trigger AS $$
 BEGIN
     RAISE EXCEPTION 'evaudit: % is append-only (% refused)', TG_TABLE_NAME, TG_OP;
 END $$ LANGUAGE plpgsql;
-DROP TRIGGER IF EXISTS evaudit_journal_append_only ON evaudit_journal;
-CREATE TRIGGER evaudit_journal_append_only BEFORE UPDATE OR DELETE ON evaudit_journal
+"""
+# The journal and the override log are append-only: the same two triggers guard each.
+SCHEMA += "".join(
+    f"""DROP TRIGGER IF EXISTS evaudit_{t}_append_only ON evaudit_{t};
+CREATE TRIGGER evaudit_{t}_append_only BEFORE UPDATE OR DELETE ON evaudit_{t}
     FOR EACH ROW EXECUTE FUNCTION evaudit_append_only();
-DROP TRIGGER IF EXISTS evaudit_journal_no_truncate ON evaudit_journal;
-CREATE TRIGGER evaudit_journal_no_truncate BEFORE TRUNCATE ON evaudit_journal
-    FOR EACH STATEMENT EXECUTE FUNCTION evaudit_append_only();
-DROP TRIGGER IF EXISTS evaudit_overrides_append_only ON evaudit_overrides;
-CREATE TRIGGER evaudit_overrides_append_only BEFORE UPDATE OR DELETE ON evaudit_overrides
-    FOR EACH ROW EXECUTE FUNCTION evaudit_append_only();
-DROP TRIGGER IF EXISTS evaudit_overrides_no_truncate ON evaudit_overrides;
-CREATE TRIGGER evaudit_overrides_no_truncate BEFORE TRUNCATE ON evaudit_overrides
+DROP TRIGGER IF EXISTS evaudit_{t}_no_truncate ON evaudit_{t};
+CREATE TRIGGER evaudit_{t}_no_truncate BEFORE TRUNCATE ON evaudit_{t}
     FOR EACH STATEMENT EXECUTE FUNCTION evaudit_append_only();
 """
+    for t in ("journal", "overrides")
+)
 
 
 class JournalUnavailable(OSError):

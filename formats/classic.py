@@ -10,7 +10,6 @@ that `finalize` can write the revised qrels back in the original scale.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ import pandas as pd
 
 from formats.records import Condition, Query
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document, json_loads
 
 CONDITION_ID = "relevant"
 _RUBRIC_KEYS = {"name", "requirement", "counts", "does_not_count", "note", "aliases"}
@@ -137,11 +136,7 @@ def _guideline_json(path: Path) -> Any:
     if not path.is_file():
         raise InputError("guideline file not found", file=path, hint="check the path")
     try:
-        obj = json_loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"malformed JSON ({json_problem(exc)})", file=path, line=exc.lineno
-        ) from exc
+        obj = json_document(path.read_text(encoding="utf-8"), "malformed JSON", path)
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", file=path, hint="save as UTF-8") from exc
     return obj

@@ -10,7 +10,6 @@ last path segment in the ingested folder (or next to the ingested file).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from vocabulary.digest import file_sha256
 from vocabulary.errors import InputError
 from vocabulary.jsonlines import json_lines
 
@@ -96,14 +96,6 @@ def read_manifest(path: Path) -> list[ManifestRow]:
             )  # fmt: skip
         seen[r.doc_id] = r.line
     return rows
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 @dataclass

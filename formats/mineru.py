@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document
 
 _TAG = re.compile(r"<[^>]+>")
 _CELL_END = re.compile(r"</t[dh]>", re.I)
@@ -88,11 +88,7 @@ def block_text(block: dict[str, Any]) -> str:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json_loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"malformed JSON ({json_problem(exc)})", file=path, line=exc.lineno
-        ) from exc
+        return json_document(path.read_text(encoding="utf-8"), "malformed JSON", path)
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", file=path) from exc
 

@@ -8,7 +8,6 @@ give byte-identical files.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,7 @@ from packet_builder.routes.original import original_route
 from packet_builder.routes.selected import selected_route
 from packet_builder.sampling import Candidate, salt_for, salted_hash, sample, summary_table
 from vocabulary.errors import InputError, InputErrors
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document
 from vocabulary.progress import Progress, no_progress
 
 KINDS = ("initial", "adjudication", "challenge")
@@ -235,13 +234,10 @@ def read_queue(
 ) -> list[dict[str, Any]]:
     """The queue's pairs after structural checks and the check against its repair plan."""
     try:
-        obj = json_loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise InputError("queue file not found", file=path) from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON ({json_problem(exc)})", file=path, line=exc.lineno
-        ) from exc
+    obj = json_document(text, "not valid JSON", path)
     if not isinstance(obj, dict) or obj.get("format") != QUEUE_FORMAT:
         raise InputError(
             f"not an adjudication queue (format must be {QUEUE_FORMAT!r})",

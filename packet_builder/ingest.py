@@ -17,6 +17,7 @@ import json
 import os
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from packet_builder.ingest_pdf import check_doc_id, collect_pdfs, find_pdfs, ocr
 from packet_builder.ingest_report import IngestReport, OcrSummary
 from packet_builder.source_gate import ExtractionRow, record
 from vocabulary.errors import InputError, InputErrors
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document
 from vocabulary.progress import Progress, no_progress
 
 
@@ -93,12 +94,7 @@ def collect_ocr(ocr_dir: Path, known: dict[str, str]) -> tuple[list[DocPages], i
         for i, f in enumerate(files, start=1):
             raw = f.read_bytes()
             h.update(f.name.encode() + b"\0" + raw)
-            try:
-                obj = json_loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"malformed JSON ({json_problem(exc)})", file=f, line=exc.lineno
-                ) from exc
+            obj = json_document(raw, "malformed JSON", f)
             num = _page_number(f, obj, i)
             if num < 1 or num in pages:
                 raise InputError(f"page number {num} is not 1-based or repeats", file=f)
@@ -210,27 +206,30 @@ def write_documents(
     return n_docs, n_pages, rows
 
 
-def ingest(
-    project: Project,
-    *,
-    pdf_dir: Path | None = None,
-    ocr_dir: Path | None = None,
-    pages_file: Path | None = None,
-    beir_dir: Path | None = None,
-    trec_docs: Path | None = None,
-    mineru_dir: Path | None = None,
-    source: str = "",
-    workers: int | None = None,
-    progress: Progress = no_progress,
-    strict: bool = False,
-    manifest: Path | None = None,
-    ocr: str = "auto",
-    ocr_lang: str = "eng",
-    ocr_dpi: int = 300,
-    ocr_min_confidence: float = 60.0,
-    recursive: bool = True,
-) -> IngestReport:
-    """Ingest one source. `strict`: any skipped or repaired file is an error, and then
+@dataclass(frozen=True)
+class IngestSpec:
+    """One ingest: exactly one source (`pdf_dir`, `ocr_dir`, `pages_file`, `beir_dir`,
+    `trec_docs` or `mineru_dir`) and how it is read (see `ingest`)."""
+
+    pdf_dir: Path | None = None
+    ocr_dir: Path | None = None
+    pages_file: Path | None = None
+    beir_dir: Path | None = None
+    trec_docs: Path | None = None
+    mineru_dir: Path | None = None
+    source: str = ""
+    workers: int | None = None
+    strict: bool = False
+    manifest: Path | None = None
+    ocr: str = "auto"
+    ocr_lang: str = "eng"
+    ocr_dpi: int = 300
+    ocr_min_confidence: float = 60.0
+    recursive: bool = True
+
+
+def ingest(project: Project, spec: IngestSpec, progress: Progress = no_progress) -> IngestReport:
+    """Ingest `spec`'s one source. `strict`: any skipped or repaired file is an error, and then
     nothing is written (the check runs before the one store transaction). `source` names
     the documents' source for the extraction gate (packet_builder.source_gate).
     `manifest`: check the local files against (doc_id, url, sha256) rows first
@@ -238,6 +237,9 @@ def ingest(
     PDF pages without a text layer are read (packet_builder.ocr); pages whose OCR
     confidence is under `ocr_min_confidence` are listed (an error with `strict`).
     `recursive`: `pdf_dir`'s subfolders are searched too."""
+    pdf_dir, ocr_dir, pages_file = spec.pdf_dir, spec.ocr_dir, spec.pages_file
+    beir_dir, trec_docs, mineru_dir = spec.beir_dir, spec.trec_docs, spec.mineru_dir
+    source, strict, manifest, recursive = spec.source, spec.strict, spec.manifest, spec.recursive
     given = (pdf_dir, ocr_dir, pages_file, beir_dir, trec_docs, mineru_dir)
     if sum(s is not None for s in given) != 1:
         raise InputError(
@@ -260,10 +262,12 @@ def ingest(
     known = _known_hashes(project)
     docs: Iterable[DocPages]
     if pdf_dir is not None:
-        n_workers = workers or max(1, min(os.cpu_count() or 1, 8))
-        cfg = ocr_config(ocr, ocr_lang, ocr_dpi)
+        n_workers = spec.workers or max(1, min(os.cpu_count() or 1, 8))
+        cfg = ocr_config(spec.ocr, spec.ocr_lang, spec.ocr_dpi)
         if cfg is not None:
-            report.ocr = OcrSummary(cfg.mode, cfg.lang, ocr_min_confidence, version=cfg.version)
+            report.ocr = OcrSummary(
+                cfg.mode, cfg.lang, spec.ocr_min_confidence, version=cfg.version
+            )
             # An unchanged PDF whose pages OCR has not read yet is read again.
             for doc_id in _without_ocr(project, every_page=cfg.mode == "always"):
                 known.pop(doc_id, None)

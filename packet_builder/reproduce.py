@@ -20,7 +20,6 @@ release's own copy beside the manifest, is not the manifest's.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -31,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from vocabulary.digest import file_sha256
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads
 
@@ -117,14 +117,6 @@ class ReproduceReport:
         }
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _rel_path(value: Any, where: str, file: Path) -> str:
     if not isinstance(value, str) or not value:
         raise InputError(f"{where}: 'path' must be a non-empty string", file=file)
@@ -198,7 +190,7 @@ def run_manifest(
     inputs = []
     for e in manifest.inputs:
         src = home / e.path
-        inputs.append(FileCheck(e.path, e.sha256, sha256_file(src) if src.is_file() else None))
+        inputs.append(FileCheck(e.path, e.sha256, file_sha256(src) if src.is_file() else None))
     if any(i.expected is not None and not i.ok for i in inputs):
         bad = tuple(i.path for i in inputs if not i.ok)
         return ReproduceReport(str(manifest_path), tuple(inputs), (), (), bad)
@@ -230,8 +222,8 @@ def run_manifest(
             rel = home / e.path
             outputs.append(FileCheck(
                 e.path, e.sha256,
-                sha256_file(made) if made.is_file() else None,
-                sha256_file(rel) if rel.is_file() else None,
+                file_sha256(made) if made.is_file() else None,
+                file_sha256(rel) if rel.is_file() else None,
             ))  # fmt: skip
         if copy_outputs and all(r.exit_code == 0 for r in runs):
             for e in manifest.outputs:
@@ -286,7 +278,7 @@ def manifest_for(
                              hint="keep inputs and outputs under one folder") from None  # fmt: skip
         if not full.is_file():
             raise InputError("file not found", file=p)
-        return FileEntry(rel.as_posix(), sha256_file(full))
+        return FileEntry(rel.as_posix(), file_sha256(full))
 
     if not argv or argv[0] != "evaudit":
         raise ValueError("argv must start with 'evaudit'")

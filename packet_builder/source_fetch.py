@@ -25,7 +25,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlparse
 
-from formats.corpus_manifest import ManifestRow, file_sha256
+from formats.corpus_manifest import ManifestRow
+from vocabulary.digest import file_sha256
 from vocabulary.progress import Progress, no_progress
 
 _CHUNK = 1 << 16

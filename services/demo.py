@@ -111,12 +111,12 @@ def _build(
     password: str | None,
     progress: Progress,
 ) -> dict[str, Any]:
-    from packet_builder.ingest import ingest
+    from packet_builder.ingest import IngestSpec, ingest
     from packet_builder.loader import load_benchmark
     from services.build import BuildSpec, build_packet
 
     project, generated = init_project(root, admin_password=password)
-    ingest(project, pdf_dir=sample.pdf_dir, pages_file=sample.pages, progress=progress)
+    ingest(project, IngestSpec(pdf_dir=sample.pdf_dir, pages_file=sample.pages), progress)
     load_benchmark(
         project,
         queries=sample.queries,

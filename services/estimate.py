@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audit_chain.campaign_io import store_snapshot
-from audit_chain.finalize_io import compute
+from audit_chain.finalize_io import Stages, compute
 from campaign.packets import read_admin_key
 from scorers.label_error import Estimate, LabelErrorReport, label_error_report, stratum_counts
 from services.projects import ProjectRef, project_at
@@ -91,7 +91,7 @@ def label_error_estimate(project: ProjectRef, packet: str) -> EstimateReport:
         )
     qrels, queries, _ = store_snapshot(project)
     try:
-        result, _inputs, _used = compute(project, packet, None, None, [], None, False)
+        result, _inputs, _used = compute(project, Stages(initial=packet, challenges=[]))
     except InputError as exc:
         raise InputError(
             f"the audit of {packet!r} is not final: {exc.message}",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from audit_chain.finalize_io import compute
+from audit_chain.finalize_io import Stages, compute
 from audit_chain.grade_scale import classic_scale
 from audit_chain.rater_choice import describe_raters
 from campaign.project import Project, private_dir, write_bytes_atomic
@@ -170,20 +170,15 @@ class FinalizeReport:
 def finalize(
     project: ProjectRef,
     out_dir: Path,
-    initial: str | None = None,
-    initial_raters: str | None = None,
-    adjudication: list[str] | None = None,
-    challenges: list[str] | None = None,
-    tiebreak: str | None = None,
-    allow_pending: bool = False,
+    stages: Stages | None = None,
     promote_to: int | None = None,
-    adjudication_raters: str | None = None,
     *,
     manifest_out: Path | None = None,
     argv: Sequence[ArgvItem] = (),
 ) -> FinalizeReport:
-    """Write the revised qrels. A BEIR/TREC project's qrels copies carry its original
-    grade scale (and BEIR's also qrels.tsv); the audit-scale changes stay in report.json.
+    """Write the revised qrels of `stages` (default: every packet, the stored raters). A
+    BEIR/TREC project's qrels copies carry its original grade scale (and BEIR's also
+    qrels.tsv); the audit-scale changes stay in report.json.
     With `manifest_out`, also the reproduction manifest of `argv` (the command line that
     ran), refused before anything is written when the project or `out_dir` lie outside
     its folder."""
@@ -192,10 +187,7 @@ def finalize(
         root = project.root if isinstance(project, Project) else Path(project)
         require_inside(manifest_out, [root, out_dir])
         ins = project_files(root, exclude=[out_dir, manifest_out])
-    report = _finalize(
-        project_at(project), out_dir, initial, initial_raters, adjudication, challenges,
-        tiebreak, allow_pending, promote_to, adjudication_raters,
-    )  # fmt: skip
+    report = _finalize(project_at(project), out_dir, stages or Stages(), promote_to)
     if manifest_out is None:
         return report
     made = [out_dir / name for name in report.outputs]
@@ -204,22 +196,10 @@ def finalize(
 
 
 def _finalize(
-    project: Project,
-    out_dir: Path,
-    initial: str | None,
-    initial_raters: str | None,
-    adjudication: list[str] | None,
-    challenges: list[str] | None,
-    tiebreak: str | None,
-    allow_pending: bool,
-    promote_to: int | None,
-    adjudication_raters: str | None,
+    project: Project, out_dir: Path, stages: Stages, promote_to: int | None
 ) -> FinalizeReport:
     classic = classic_scale(project, promote_to)  # checks --promote-to before the work
-    result, inputs, _used = compute(
-        project, initial, initial_raters, adjudication, challenges, tiebreak, allow_pending,
-        adjudication_raters,
-    )  # fmt: skip
+    result, inputs, _used = compute(project, stages)
     stage_qrels = result.pop("stage_qrels")
     qrel_rows = result["qrels"]
     classic_info: dict[str, Any] | None = None

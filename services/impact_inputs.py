@@ -104,7 +104,7 @@ def project_after(project: Path) -> QrelRows:
     proj = open_project(project)
     classic = classic_scale(proj, None)
     try:
-        result, _inputs, _used = compute(proj, None, None, None, None, None, False)
+        result, _inputs, _used = compute(proj)
         rows = classic.apply(result["qrels"])[0] if classic is not None else result["qrels"]
     except InputError as exc:
         raise InputError(

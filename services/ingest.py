@@ -7,14 +7,15 @@ injected progress and wraps its `IngestReport` with the text the CLI prints.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from packet_builder.ingest import ingest
+from packet_builder.ingest import IngestSpec, ingest
 from packet_builder.ingest_report import IngestReport
 from packet_builder.source_gate import source_label
 from services.projects import ProjectRef, project_at
 from vocabulary.progress import Progress, no_progress
+
+__all__ = ["CorpusIngestReport", "IngestSpec", "ingest_corpus"]
 
 
 def _pages_line(src: str, e: dict[str, Any]) -> str:
@@ -62,31 +63,7 @@ class CorpusIngestReport:
 
 
 def ingest_corpus(
-    project: ProjectRef,
-    *,
-    pdf_dir: Path | None = None,
-    ocr_dir: Path | None = None,
-    pages_file: Path | None = None,
-    beir_dir: Path | None = None,
-    trec_docs: Path | None = None,
-    mineru_dir: Path | None = None,
-    source: str = "",
-    workers: int | None = None,
-    strict: bool = False,
-    manifest: Path | None = None,
-    recursive: bool = True,
-    ocr: str = "auto",
-    ocr_lang: str = "eng",
-    ocr_dpi: int = 300,
-    ocr_min_confidence: float = 60.0,
-    progress: Progress = no_progress,
+    project: ProjectRef, spec: IngestSpec, progress: Progress = no_progress
 ) -> CorpusIngestReport:
-    """Ingest one source into the project (options: `packet_builder.ingest.ingest`)."""
-    result = ingest(
-        project_at(project), pdf_dir=pdf_dir, ocr_dir=ocr_dir, pages_file=pages_file,
-        beir_dir=beir_dir, trec_docs=trec_docs, mineru_dir=mineru_dir, source=source,
-        workers=workers, progress=progress, strict=strict, manifest=manifest,
-        recursive=recursive, ocr=ocr, ocr_lang=ocr_lang, ocr_dpi=ocr_dpi,
-        ocr_min_confidence=ocr_min_confidence,
-    )  # fmt: skip
-    return CorpusIngestReport(result)
+    """Ingest `spec`'s one source into the project (`packet_builder.ingest.ingest`)."""
+    return CorpusIngestReport(ingest(project_at(project), spec, progress))

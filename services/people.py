@@ -16,29 +16,22 @@ from typing import Any
 from campaign.journal import iter_journals
 from campaign.packets import list_packets
 from campaign.project import Project, as_project
-from campaign.registry import list_annotators
+from campaign.registry import Annotator, list_annotators
 from campaign.simulated import simulated_streams
 from vocabulary.tables import table
 
 
 @dataclass(frozen=True)
-class Person:
-    name: str
-    role: str  # "" for a stream without an account
-    packets: tuple[str, ...]  # packets the account may open
-    revoked: bool
-    created: str
+class Person(Annotator):
+    """A registry entry (blank, role "", for a stream without an account) and its streams."""
+
     account: bool
     streams: tuple[str, ...]  # packets with a journal of this name
     simulated: tuple[str, ...]  # those of them written by a simulation
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "role": self.role,
-            "packets": list(self.packets),
-            "revoked": self.revoked,
-            "created": self.created,
+            **super().to_json(),
             "account": self.account,
             "streams": list(self.streams),
             "simulated": list(self.simulated),

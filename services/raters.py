@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audit_chain.campaign_io import load_packet_info, load_streams
-from audit_chain.rater_choice import describe_raters, parse_raters, pick_raters
+from audit_chain.rater_choice import check_journals, describe_raters, parse_raters, pick_raters
 from campaign.project import Project
 from campaign.raters import BY_COMMAND, store_raters, stored_raters
 from services.projects import ProjectRef, project_at
@@ -95,13 +95,7 @@ def choose_raters(project: ProjectRef, packet_name: str, names_text: str) -> Rat
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
     names = parse_raters(names_text, "the rater list")
-    missing = [n for n in names if n not in streams.all_responses]
-    if missing:
-        have = ", ".join(sorted(streams.all_responses)) or "none"
-        raise InputError(
-            f"no journal for rater(s) {', '.join(missing)} in packet {packet_name!r}",
-            hint=f"journals found: {have}",
-        )
+    check_journals(names, streams, packet_name)
     if len(names) < 2:
         raise InputError("name at least two raters, e.g. A,E")
     if packet.kind in ("initial", "") and len(names) != 2:

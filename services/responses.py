@@ -9,7 +9,6 @@ file is appended to the annotator's journal, one line per changed item.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from campaign.project import Project, as_project, now_iso, write_json_atomic
 from campaign.registry import read_registry
 from vocabulary.errors import InputError, InputErrors
 from vocabulary.gates import ANSWERS, check_condition
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonread import json_document
 from vocabulary.textnorm import quote_in_page
 
 RESPONSES_FORMAT = "evaudit-responses"
@@ -170,17 +169,16 @@ def _check_item(
 def import_responses(project: Project, path: Path) -> dict[str, Any]:
     """Validate a response export fully, then append its changed items to the journal."""
     try:
-        obj = json_loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise InputError("file not found", file=path) from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON ({json_problem(exc)})",
-            file=path,
-            line=exc.lineno,
-            hint="a quote or comment may hold a raw control character (a tab or line break "
-            "copied from a PDF): write it as \\t or \\n, or export the file again",
-        ) from exc
+    obj = json_document(
+        text,
+        "not valid JSON",
+        path,
+        hint="a quote or comment may hold a raw control character (a tab or line break "
+        "copied from a PDF): write it as \\t or \\n, or export the file again",
+    )
     errs, packet = _check_header(obj, project, Path(path))
     states: dict[str, ItemState] = {}
     if packet is not None and isinstance(obj.get("items"), dict):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -244,17 +244,20 @@ def label_claims(
     return claims
 
 
+@dataclass(frozen=True)
+class Panel:
+    """How a simulated panel answers (see `simulate_panel`)."""
+
+    seed: int = 11
+    p_contested: float | None = None
+    p_slip: float = 0.03
+    coverage: float = 1.0
+    answers: str = "pages"
+    noise: float = 0.1
+
+
 def simulate_panel(
-    project: Project,
-    packet_id: str,
-    annotators: tuple[str, ...],
-    *,
-    seed: int = 11,
-    p_contested: float | None = None,
-    p_slip: float = 0.03,
-    coverage: float = 1.0,
-    answers: str = "pages",
-    noise: float = 0.1,
+    project: Project, packet_id: str, annotators: tuple[str, ...], panel: Panel = Panel()
 ) -> dict[str, int]:
     """Journals of several people who read the displayed pages (e.g. three adjudicators).
 
@@ -274,6 +277,10 @@ def simulate_panel(
     probability `noise`, independently per person; `p_contested` and `p_slip` are not
     used. Every yes quotes the supporting sentence of the page it selects.
     """
+    seed, p_slip, coverage, answers, noise = (
+        panel.seed, panel.p_slip, panel.coverage, panel.answers, panel.noise
+    )  # fmt: skip
+    p_contested = panel.p_contested
     if answers not in ("pages", "labels"):
         raise InputError(f"unknown answers mode {answers!r}", hint="use pages or labels")
     bad = [n for n in annotators if not _NAME.match(n)]
@@ -346,40 +353,17 @@ class SimulateReport:
     saved: dict[str, int]
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "packet": self.packet,
-            "seed": self.seed,
-            "answers": self.answers,
-            "saved": self.saved,
-        }
+        return asdict(self)
 
     def table(self) -> str:
         return f"{self.packet}: " + ", ".join(f"{k} {v} items" for k, v in self.saved.items())
 
 
 def responses_simulate(
-    project: Project | Path,
-    packet_id: str,
-    annotators: str,
-    *,
-    seed: int = 11,
-    p_contested: float | None = None,
-    p_slip: float = 0.03,
-    coverage: float = 1.0,
-    answers: str = "pages",
-    noise: float = 0.1,
+    project: Project | Path, packet_id: str, annotators: str, panel: Panel | None = None
 ) -> SimulateReport:
     """`evaudit responses simulate`: `simulate_panel` for comma-separated new names."""
     names = tuple(n.strip() for n in annotators.split(",") if n.strip())
-    saved = simulate_panel(
-        as_project(project),
-        packet_id,
-        names,
-        seed=seed,
-        p_contested=p_contested,
-        p_slip=p_slip,
-        coverage=coverage,
-        answers=answers,
-        noise=noise,
-    )
-    return SimulateReport(packet_id, seed, answers, saved)
+    panel = panel or Panel()
+    saved = simulate_panel(as_project(project), packet_id, names, panel)
+    return SimulateReport(packet_id, panel.seed, panel.answers, saved)

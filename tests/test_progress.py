@@ -14,7 +14,7 @@ import pytest
 from campaign.project import open_project
 from evaudit.output import progress_bar
 from packet_builder.build import BuildSpec, build
-from packet_builder.ingest import ingest
+from packet_builder.ingest import IngestSpec, ingest
 from services.build import CHAIN
 from tests.conftest import make_pdf
 from tests.test_packet_fixtures import make_project
@@ -50,7 +50,9 @@ def test_ingest_reports_every_pdf_to_the_injected_callback(
     for name in ("a", "b", "c"):
         make_pdf(tmp_path / "pdfs" / f"{name}.pdf", [f"Page of {name} with some words."])
     rec = Recorder()
-    report = ingest(open_project(project), pdf_dir=tmp_path / "pdfs", workers=workers, progress=rec)
+    report = ingest(
+        open_project(project), IngestSpec(pdf_dir=tmp_path / "pdfs", workers=workers), rec
+    )
     assert report.to_json()["documents"] == 3
     assert [(d, n) for d, _t, n in rec.calls] == [("extract", 3)]
 

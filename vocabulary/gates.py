@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from vocabulary.textnorm import MIN_CHARS, MIN_WORDS, is_nontrivial, quote_in_page
 
@@ -66,23 +66,41 @@ def check_condition(
     if not ans.pages:
         problems.append("A 'yes' needs at least one selected page.")
     for key in ans.pages:
-        if key not in pool:
-            problems.append(f"Page {key} is not in this condition's candidate pool.")
-            continue
-        quote = ans.quotes.get(key, "")
-        if not quote.strip():
-            problems.append(f"Page {key}: add a verbatim quote from this page.")
-        elif not is_nontrivial(quote, rule.min_words, rule.min_chars):
-            problems.append(
-                f"Page {key}: the quote is too short (at least {rule.min_words} words "
-                f"and {rule.min_chars} characters)."
-            )
-        elif not quote_in_page(quote, pool[key]):
-            problems.append(f"Page {key}: the quote is not on this page (check it verbatim).")
+        why = quote_problem(key, ans.quotes.get(key, ""), pool, rule)
+        if why is not None:
+            problems.append(_CARD_PROBLEMS[why].format(key=key, rule=rule))
     for key in stray:
         if ans.quotes.get(key, "").strip():
             problems.append(f"Page {key} has a quote but is not selected.")
     return problems
+
+
+PageProblem = Literal["pool", "empty", "short", "off-page"]
+
+_CARD_PROBLEMS: dict[PageProblem, str] = {
+    "pool": "Page {key} is not in this condition's candidate pool.",
+    "empty": "Page {key}: add a verbatim quote from this page.",
+    "short": "Page {key}: the quote is too short (at least {rule.min_words} words "
+    "and {rule.min_chars} characters).",
+    "off-page": "Page {key}: the quote is not on this page (check it verbatim).",
+}
+
+
+def quote_problem(
+    key: str, quote: str, pool: Mapping[str, str], rule: QuoteRule
+) -> PageProblem | None:
+    """Why `quote` does not back a yes on page `key`, the first gate it fails in the
+    order the card checks them (the page is in the pool, the quote is given, long
+    enough, on the page), or None when it passes; each front end words the problem."""
+    if key not in pool:
+        return "pool"
+    if not quote.strip():
+        return "empty"
+    if not is_nontrivial(quote, rule.min_words, rule.min_chars):
+        return "short"
+    if not quote_in_page(quote, pool[key]):
+        return "off-page"
+    return None
 
 
 def check_item(

@@ -11,7 +11,10 @@ of counting one malformed line.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+from vocabulary.errors import InputError
 
 TOO_DEEP = "nested deeper than the JSON reader allows"
 
@@ -35,3 +38,16 @@ def json_problem(exc: json.JSONDecodeError) -> str:
     """The decoder's complaint with its column: `exc.msg` alone can end mid-sentence
     ("Invalid control character at")."""
     return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+
+
+def json_document(
+    data: str | bytes, what: str, file: str | Path, *, hint: str | None = None
+) -> Any:
+    """The JSON value of a whole file's `data`; malformed JSON is the InputError
+    `file:line: WHAT (the decoder's complaint)`, with `hint` as its fix."""
+    try:
+        return json_loads(data)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{what} ({json_problem(exc)})", file=file, line=exc.lineno, hint=hint
+        ) from exc

@@ -5,27 +5,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Protocol
 
 import click
 
-from evaudit.output import emit_json, progress_bar
+from evaudit.commands import options as opt
+from evaudit.output import progress_bar
 
-
-class _Report(Protocol):
-    def to_json(self) -> Any: ...
-    def table(self) -> str: ...
-
-
-def _print(report: _Report, as_json: bool) -> None:
-    """The one way these commands print: `to_json()` under --json, else `table()`."""
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
-
-
-_JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 _DIR = click.argument("directory", type=click.Path(path_type=Path))
 _HOST = click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 
@@ -50,7 +35,7 @@ def annotator() -> None:
 )
 @_HOST
 @click.option("--port", type=int, default=8501, show_default=True, help="Port used in the URL.")
-@_JSON
+@opt.json_option
 def annotator_add(
     directory: Path,
     name: str,
@@ -64,29 +49,29 @@ def annotator_add(
     from services.annotators import enroll
 
     report = enroll(directory, name, list(packets), role, host, port)
-    _print(report, as_json)
+    opt.print_report(report, as_json)
 
 
 @annotator.command("list")
 @_DIR
-@_JSON
+@opt.json_option
 def annotator_list(directory: Path, as_json: bool) -> None:
     """List registered people (role, packets, revoked) and every response stream, those
     without an account too; simulated streams are marked as such."""
     from services.people import people
 
-    _print(people(directory), as_json)
+    opt.print_report(people(directory), as_json)
 
 
 @annotator.command("revoke")
 @_DIR
 @click.argument("name")
-@_JSON
+@opt.json_option
 def annotator_revoke(directory: Path, name: str, as_json: bool) -> None:
     """Revoke NAME's token at once (their journal is kept)."""
     from services.annotators import revoke_in
 
-    _print(revoke_in(directory, name), as_json)
+    opt.print_report(revoke_in(directory, name), as_json)
 
 
 @click.group("responses")
@@ -97,21 +82,19 @@ def responses() -> None:
 @responses.command("import")
 @_DIR
 @click.argument("file", type=click.Path(path_type=Path))
-@_JSON
+@opt.json_option
 def responses_import(directory: Path, file: Path, as_json: bool) -> None:
     """Validate FILE fully (hash, annotator, keys, quotes) and append it to the journal."""
     from services.responses import responses_import
 
-    _print(responses_import(directory, file), as_json)
+    opt.print_report(responses_import(directory, file), as_json)
 
 
 @responses.command("export")
 @_DIR
 @click.option("--packet", required=True, help="Packet name.")
 @click.option("--annotator", "name", required=True, help="Annotator name.")
-@click.option(
-    "-o", "--out", type=click.Path(path_type=Path), help="Write to this file (default: stdout)."
-)
+@opt.path_option("-o", "--out", help="Write to this file (default: stdout).")
 def responses_export(directory: Path, packet: str, name: str, out: Path | None) -> None:
     """Write NAME's latest answers on PACKET as an evaudit-responses JSON file."""
     from evaudit.output import dumps
@@ -133,27 +116,17 @@ def responses_export(directory: Path, packet: str, name: str, out: Path | None) 
     help="Comma-separated new names, one journal each (e.g. adj1,adj2,adj3).",
 )
 @click.option("--seed", type=int, default=11, show_default=True, help="Seed of the simulation.")
-@click.option(
+@opt.share_option(
     "--contested",
-    type=click.FloatRange(0, 1),
-    default=None,
     help="Share of conditions the people read differently, each departing with p 1/2 "
     "(default 0.08 on initial packets, 0.3 on adjudication and challenge packets).",
 )
-@click.option(
+@opt.share_option(
     "--slip",
-    type=click.FloatRange(0, 1),
     default=0.03,
-    show_default=True,
     help="Chance that one person departs from the evidence on any other condition.",
 )
-@click.option(
-    "--coverage",
-    type=click.FloatRange(0, 1),
-    default=1.0,
-    show_default=True,
-    help="Share of items each person answers.",
-)
+@opt.share_option("--coverage", default=1.0, help="Share of items each person answers.")
 @click.option(
     "--answers",
     type=click.Choice(["pages", "labels"]),
@@ -163,15 +136,13 @@ def responses_export(directory: Path, packet: str, name: str, out: Path | None) 
     "its note quotes); labels: yes as the labels under test say (BEIR and TREC projects, "
     "whose pages rarely word the query's condition), departing with --noise.",
 )
-@click.option(
+@opt.share_option(
     "--noise",
-    type=click.FloatRange(0, 1),
     default=0.1,
-    show_default=True,
     help="With --answers labels: chance that one person's answer on a condition departs "
     "from the label (independently per person).",
 )
-@_JSON
+@opt.json_option
 def responses_simulate(
     directory: Path,
     packet: str,
@@ -190,20 +161,11 @@ def responses_simulate(
     with a stated --noise rate (--answers labels). A yes quotes the sentence of a
     displayed page that supports the condition, so it passes the gates; seeded and
     deterministic."""
-    from services.simulate import responses_simulate
+    from services.simulate import Panel, responses_simulate
 
-    report = responses_simulate(
-        directory,
-        packet,
-        annotators,
-        seed=seed,
-        p_contested=contested,
-        p_slip=slip,
-        coverage=coverage,
-        answers=answers,
-        noise=noise,
-    )
-    _print(report, as_json)
+    panel = Panel(seed, contested, slip, coverage, answers, noise)
+    report = responses_simulate(directory, packet, annotators, panel)
+    opt.print_report(report, as_json)
 
 
 def exec_streamlit(root: Path, host: str, port: int, metrics: bool = False) -> None:
@@ -266,17 +228,14 @@ def serve(directory: Path, host: str, port: int, metrics: bool) -> None:
 
 
 @click.command("demo")
-@click.option(
-    "--dir",
-    "folder",
-    type=click.Path(path_type=Path),
-    help="New folder for the demo project (default: a fresh temporary folder).",
+@opt.path_option(
+    "--dir", "folder", help="New folder for the demo project (default: a fresh temporary folder)."
 )
 @_HOST
 @click.option("--port", type=int, default=8501, show_default=True, help="Port to serve on.")
 @click.option("--simulate", is_flag=True, help="Fill two annotators' journals with answers.")
 @click.option("--no-serve", is_flag=True, help="Build the project and print, but do not serve.")
-@_JSON
+@opt.json_option
 def demo(
     folder: Path | None, host: str, port: int, simulate: bool, no_serve: bool, as_json: bool
 ) -> None:
@@ -286,7 +245,7 @@ def demo(
     report = build(
         folder, host=host, port=port, simulate=simulate, progress=progress_bar(quiet=as_json)
     )
-    _print(report, as_json)
+    opt.print_report(report, as_json)
     if not no_serve:
         if as_json:
             os.dup2(2, 1)  # keep stdout to the one JSON object; server logs go to stderr
@@ -321,7 +280,7 @@ def admin_password(directory: Path, new_password: str | None) -> None:
 
 @admin.command("metrics-token")
 @_DIR
-@_JSON
+@opt.json_option
 def admin_metrics_token(directory: Path, as_json: bool) -> None:
     """Make a new token for /_stcore/metrics (`evaudit serve --metrics`); shown only now.
 
@@ -329,7 +288,7 @@ def admin_metrics_token(directory: Path, as_json: bool) -> None:
     password of HTTP basic auth (any user name)."""
     from services.admin import metrics_token
 
-    _print(metrics_token(directory), as_json)
+    opt.print_report(metrics_token(directory), as_json)
 
 
 COMMANDS: list[click.Command] = [annotator, responses, serve, demo, admin]

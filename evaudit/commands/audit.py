@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from evaudit.output import emit_json
+from evaudit.commands import options as opt
 
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 _PACKET = click.argument("packet")
@@ -23,6 +23,17 @@ _RATERS = click.option(
     "stored for the packet (`evaudit raters`), else every complete stream (duplicates "
     "collapsed); a list that contradicts the stored one is refused.",
 )
+
+_INITIAL_RATERS = click.option(
+    "--initial-raters",
+    help="The two initial streams, e.g. A,E (default: the stored choice, else the two "
+    "complete streams; `evaudit raters` stores one).",
+)
+
+
+def _later_packets(name: str, dest: str, stage: str) -> opt.Decorator:
+    """The packets of a later stage of the chain (repeatable), every one by default."""
+    return click.option(name, dest, multiple=True, help=f"{stage} packet(s) (default: all).")
 
 
 @click.group()
@@ -58,7 +69,7 @@ def agreement_stats(
     from services.ratings import ratings_stats
 
     report = ratings_stats(ratings, order, guideline)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @agreement.command("estimate")
@@ -74,7 +85,7 @@ def agreement_estimate(directory: Path, packet: str, as_json: bool) -> None:
     from services.estimate import label_error_estimate
 
     report = label_error_estimate(directory, packet)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @agreement.command("audit")
@@ -87,7 +98,7 @@ def agreement_audit(directory: Path, packet: str, raters: str | None, as_json: b
     from services.agreement import agreement_audit as run
 
     report = run(directory, packet, raters)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
@@ -103,7 +114,7 @@ def integrity(directory: Path, packet: str, as_json: bool) -> None:
     from services.integrity import integrity as run
 
     report = run(directory, packet)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
     if not report.ok:
         sys.exit(1)
 
@@ -130,7 +141,7 @@ def repair_plan(
     from services.repair import repair_plan as run
 
     report = run(directory, packet, raters, queue_out)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
@@ -144,11 +155,7 @@ def repair_plan(
     "--initial",
     help="Initial packet whose locked conditions complete the grades (default: the only one).",
 )
-@click.option(
-    "--initial-raters",
-    help="The two initial streams, e.g. A,E (default: the stored choice, else the two "
-    "complete streams; `evaudit raters` stores one).",
-)
+@_INITIAL_RATERS
 @_JSON
 def adjudicate(
     directory: Path,
@@ -163,7 +170,7 @@ def adjudicate(
     from services.adjudicate import adjudicate as run
 
     report = run(directory, packet, tiebreak, raters, initial, initial_raters)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
@@ -193,7 +200,7 @@ def override(
     from services.override import override as run
 
     report = run(directory, packet, item, condition, answer, reason, pages, quotes)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
@@ -206,22 +213,14 @@ def override(
     help="Output folder.",
 )
 @click.option("--initial", help="Initial packet (default: the only one).")
-@click.option(
-    "--initial-raters",
-    help="The two initial streams, e.g. A,E (default: the stored choice, else the two "
-    "complete streams; `evaudit raters` stores one).",
-)
-@click.option(
-    "--adjudication", "adjudication", multiple=True, help="Adjudication packet(s) (default: all)."
-)
+@_INITIAL_RATERS
+@_later_packets("--adjudication", "adjudication", "Adjudication")
 @click.option(
     "--adjudication-raters",
     help="The voters of every adjudication packet, e.g. A,E,F (default: the stored choice, "
     "else every complete stream; `evaudit raters DIR PACKET A,E,F` stores one per packet).",
 )
-@click.option(
-    "--challenge", "challenges", multiple=True, help="Challenge packet(s) (default: all)."
-)
+@_later_packets("--challenge", "challenges", "Challenge")
 @click.option("--tiebreak", help="Tie-break stream of the challenge packets.")
 @click.option("--allow-pending", is_flag=True, help="Keep the old grade of pairs not yet decided.")
 @click.option(
@@ -256,25 +255,22 @@ def finalize(
     A BEIR or TREC project's revised qrels keep its original grade scale: a confirmed
     label keeps its grade, a demoted one becomes 0, a promoted one gets --promote-to."""
     from evaudit.commands.reproduce import command_argv
+    from services.finalize import Stages
     from services.finalize import finalize as run
 
     # the command line as given, for the manifest (paths rewritten relative to it there)
     argv = command_argv(click.get_current_context()) if manifest_out is not None else []
-    report = run(
-        directory,
-        out_dir,
-        initial,
-        initial_raters,
-        list(adjudication) or None,
-        list(challenges) or None,
-        tiebreak,
-        allow_pending,
-        promote_to,
-        adjudication_raters,
-        manifest_out=manifest_out,
-        argv=argv,
+    stages = Stages(
+        initial=initial,
+        initial_raters=initial_raters,
+        adjudication=list(adjudication) or None,
+        challenges=list(challenges) or None,
+        tiebreak=tiebreak,
+        allow_pending=allow_pending,
+        adjudication_raters=adjudication_raters,
     )
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    report = run(directory, out_dir, stages, promote_to, manifest_out=manifest_out, argv=argv)
+    opt.print_report(report, as_json)
 
 
 @click.command("raters")
@@ -294,7 +290,7 @@ def raters(directory: Path, packet: str, names: str | None, as_json: bool) -> No
     from services.raters import raters as run
 
     report = run(directory, packet, names)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 COMMANDS: list[click.Command] = [

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from evaudit.commands import options as opt
+
 
 @click.command("fetch")
 @click.argument("project", type=click.Path(path_type=Path, file_okay=False))
@@ -15,17 +17,16 @@ import click
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Folder to write the files into (default: PROJECT/sources). A row's file "
               "is OUT/<file> where the row names one, else OUT/<doc_id>.pdf.")  # fmt: skip
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-              help="Seconds to wait for a connection or for the next bytes.")  # fmt: skip
-@click.option("--max-mb", type=click.FloatRange(min=0.001), default=512.0, show_default=True,
-              help="Largest file accepted, in MiB; a larger one fails and is not kept.")  # fmt: skip
-@click.option("--attempts", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Attempts per file for timeouts, cut transfers, HTTP 5xx/408/429; each "
-              "attempt resumes the partial file.")  # fmt: skip
-@click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
-              help="Seconds before the second attempt; doubled before each later one.")  # fmt: skip
-@click.option("--workers", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Files downloaded at once.")  # fmt: skip
+@opt.amount_option("--timeout", default=30.0, min=0.1,
+                   help="Seconds to wait for a connection or for the next bytes.")  # fmt: skip
+@opt.amount_option("--max-mb", default=512.0, min=0.001,
+                   help="Largest file accepted, in MiB; a larger one fails and is not kept.")  # fmt: skip
+@opt.count_option("--attempts", default=4,
+                  help="Attempts per file for timeouts, cut transfers, HTTP 5xx/408/429; each "
+                  "attempt resumes the partial file.")  # fmt: skip
+@opt.amount_option("--backoff", default=1.0, min=0,
+                   help="Seconds before the second attempt; doubled before each later one.")  # fmt: skip
+@opt.count_option("--workers", default=4, help="Files downloaded at once.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def fetch_cmd(
     project: Path, manifest: Path, out: Path | None, timeout: float, max_mb: float,
@@ -40,16 +41,13 @@ def fetch_cmd(
     manifest line; the exit code is 1 when any row failed. Then `evaudit ingest PROJECT
     --pdf-dir OUT --manifest MANIFEST` ingests and re-checks them.
     """
-    from evaudit.output import emit_json, progress_bar
+    from evaudit.output import progress_bar
     from services.fetch import FetchOptions, fetch_sources
 
     limits = FetchOptions(timeout=timeout, max_mb=max_mb, attempts=attempts, backoff=backoff)
     report = fetch_sources(project, manifest, out, limits, workers=workers,
                            progress=progress_bar(as_json))  # fmt: skip
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
     if report.failed:
         sys.exit(1)
 

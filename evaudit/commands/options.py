@@ -13,6 +13,7 @@ option is (its name, type and parameter) is written once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import click
@@ -82,6 +83,11 @@ def file_option(name: str, help: str, *, required: bool = False) -> Decorator:
     return click.option(name, required=required, type=click.Path(dir_okay=False), help=help)
 
 
+def path_option(*decls: str, help: str) -> Decorator:
+    """An optional option naming a file or folder, given to the command as a Path."""
+    return click.option(*decls, type=click.Path(path_type=Path), help=help)
+
+
 def cutoffs_option(help: str) -> Decorator:
     """`--cutoffs 1,5,20`: the cutoffs k of a ROP table."""
     return click.option(
@@ -135,14 +141,28 @@ def count_option(*decls: str, default: int | None, help: str, min: int = 1) -> D
     )
 
 
+def amount_option(*decls: str, default: float, min: float, help: str) -> Decorator:
+    """A number of at least `min` (seconds, MiB), its default shown."""
+    return click.option(
+        *decls, type=click.FloatRange(min=min), default=default, show_default=True, help=help
+    )
+
+
 def shown_option(*decls: str, default: Any, help: str) -> Decorator:
     """An option of the type of its default, the default shown in --help."""
     return click.option(*decls, default=default, show_default=True, help=help)
 
 
-def share_option(name: str, help: str) -> Decorator:
-    """An optional share between 0 and 1 (a required coverage, say)."""
-    return click.option(name, type=click.FloatRange(0, 1), default=None, help=help)
+def share_option(name: str, help: str, *, default: float | None = None) -> Decorator:
+    """A share between 0 and 1 (a required coverage, a chance), optional when `default` is
+    None, its default shown in --help otherwise."""
+    return click.option(
+        name,
+        type=click.FloatRange(0, 1),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
 
 
 def choice_option(*decls: str, choices: Sequence[str], default: str, help: str) -> Decorator:

@@ -7,9 +7,14 @@ from pathlib import Path
 
 import click
 
-from evaudit.output import emit_json, progress_bar
+from evaudit.commands import options as opt
+from evaudit.output import progress_bar
 
 ROUTES = "original,selected,lexical,bm25,fuzzy,construction"
+
+_DIR = click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
+_NAME = click.argument("name")
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 
 
 @click.group("packet")
@@ -18,7 +23,7 @@ def packet() -> None:
 
 
 @packet.command("build")
-@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
+@_DIR
 @click.option("--name", required=True, help="Packet name (letters, digits, . _ -); must be new.")
 @click.option(
     "--kind",
@@ -83,7 +88,7 @@ def packet() -> None:
 )  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Build and measure the packet; write nothing.")
 @click.option("--routes", default=ROUTES, show_default=True, help="Comma list of pool routes.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_JSON
 def build_cmd(
     project_dir: str,
     name: str,
@@ -146,15 +151,12 @@ def build_cmd(
     quiet = as_json or dry_run
     announce = None if quiet else (lambda plan: click.echo(plan.line(), err=True))
     report = build_packet(project_dir, spec, progress_bar(quiet=as_json), announce, dry_run)
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @packet.command("export")
-@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.argument("name")
+@_DIR
+@_NAME
 @click.option(
     "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Output file."
 )
@@ -167,7 +169,7 @@ def build_cmd(
     help="json: the packet bytes; html: the self-contained offline packet.",
 )
 @click.option("--annotator", help="html: the annotator the offline packet is for.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_JSON
 def export_cmd(
     project_dir: str, name: str, out: Path, fmt: str, annotator: str | None, as_json: bool
 ) -> None:
@@ -176,70 +178,68 @@ def export_cmd(
     from services.packet_export import export_packet
 
     report = export_packet(project_dir, name, out, fmt, annotator, build_offline_html)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @packet.command("check")
-@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_DIR
+@_NAME
+@_JSON
 def check_cmd(project_dir: str, name: str, as_json: bool) -> None:
     """Scan packet NAME for admin-key values; exit 1 on any leak."""
     from services.packet_leaks import check_leaks
 
     report = check_leaks(project_dir, name)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
     if report.leaks:
         sys.exit(1)
 
 
 @packet.command("stats")
-@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_DIR
+@_NAME
+@_JSON
 def stats_cmd(project_dir: str, name: str, as_json: bool) -> None:
     """Pool composition of packet NAME (route memberships are nonexclusive)."""
     from services.pool import packet_pool_stats
 
-    report = packet_pool_stats(project_dir, name)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(packet_pool_stats(project_dir, name), as_json)
 
 
 @packet.command("recall")
-@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.argument("name")
+@_DIR
+@_NAME
 @click.option(
     "--scope", type=click.Choice(["locked", "all-positives"]), default="locked",
     show_default=True,
     help="locked: the queued pairs' locked positive conditions (as the supplement); "
     "all-positives: every condition with a known positive page.",
 )  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_JSON
 def recall_cmd(project_dir: str, name: str, scope: str, as_json: bool) -> None:
     """Held-out recall: known positive pages recovered without the selected/construction routes."""
     from services.pool import packet_recall
 
     report = packet_recall(project_dir, name, scope)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @packet.command("list")
-@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_DIR
+@_JSON
 def list_cmd(project_dir: str, as_json: bool) -> None:
     """Registered packets, oldest first, with their SHA-256."""
     from services.packet_list import packet_list
 
-    report = packet_list(project_dir)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(packet_list(project_dir), as_json)
 
 
 @packet.command("render")
-@click.argument("project_dir", metavar="DIR", type=click.Path(file_okay=False))
-@click.argument("name")
+@_DIR
+@_NAME
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes rendering at once (default: every core).")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_JSON
 def render_cmd(project_dir: str, name: str, workers: int | None, as_json: bool) -> None:
     """Render every page image packet NAME shows into the project's image cache.
 
@@ -251,10 +251,7 @@ def render_cmd(project_dir: str, name: str, workers: int | None, as_json: bool) 
 
     report = render_packet_images(project_dir, name, workers=workers,
                                   progress=progress_bar(as_json))  # fmt: skip
-    if as_json:
-        emit_json(report.to_json())
-    else:
-        click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 COMMANDS: list[click.Command] = [packet]

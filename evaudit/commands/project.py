@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
+from evaudit.commands import options as opt
 from evaudit.output import emit_json, progress_bar
 from vocabulary.errors import InputError
 
@@ -39,40 +41,26 @@ def init(
     from services.project_init import create_project
 
     report = create_project(directory, admin_password, journal_url)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
 @_DIR
-@click.option(
-    "--pdf-dir", type=click.Path(path_type=Path), help="Folder of PDFs (doc_id = file stem)."
-)
-@click.option(
-    "--ocr-dir",
-    type=click.Path(path_type=Path),
-    help="MinerU-style OCR folder: O/<doc_id>/<page>.json.",
-)
-@click.option(
-    "--pages",
-    "pages_file",
-    type=click.Path(path_type=Path),
-    help='pages.jsonl: {"doc_id","page","text"}.',
-)
-@click.option(
+@opt.path_option("--pdf-dir", help="Folder of PDFs (doc_id = file stem).")
+@opt.path_option("--ocr-dir", help="MinerU-style OCR folder: O/<doc_id>/<page>.json.")
+@opt.path_option("--pages", "pages_file", help='pages.jsonl: {"doc_id","page","text"}.')
+@opt.path_option(
     "--beir",
     "beir_dir",
-    type=click.Path(path_type=Path),
     help="BEIR folder: one one-page document per corpus.jsonl entry (title + text).",
 )
-@click.option(
+@opt.path_option(
     "--trec-docs",
-    type=click.Path(path_type=Path),
     help="TREC documents: a <DOC><DOCNO><TEXT> file or JSONL, or a folder of them (.gz too).",
 )
-@click.option(
+@opt.path_option(
     "--mineru",
     "mineru_dir",
-    type=click.Path(path_type=Path),
     help="MinerU output folder (*_content_list.json or *_middle.json per document).",
 )
 @click.option(
@@ -127,25 +115,7 @@ def init(
     "document id stays the file name without .pdf.",
 )  # fmt: skip
 @_JSON
-def ingest(
-    directory: Path,
-    pdf_dir: Path | None,
-    ocr_dir: Path | None,
-    pages_file: Path | None,
-    beir_dir: Path | None,
-    trec_docs: Path | None,
-    mineru_dir: Path | None,
-    source: str,
-    workers: int | None,
-    manifest: Path | None,
-    strict: bool,
-    recursive: bool,
-    ocr: str,
-    ocr_lang: str,
-    ocr_dpi: int,
-    ocr_min_confidence: float,
-    as_json: bool,
-) -> None:
+def ingest(directory: Path, as_json: bool, **spec: Any) -> None:
     """Ingest corpus pages into the project (unchanged files are skipped by hash).
 
     PDFs that cannot be read, are encrypted or empty are skipped; pages without a text
@@ -156,67 +126,39 @@ def ingest(
     the files, stored, extracted (with text), empty, in skipped files. Under --json a
     failure is one JSON object too ({"error", "problems"}), with the one-line error on
     stderr and a non-zero exit."""
-    from services.ingest import ingest_corpus
+    from services.ingest import IngestSpec, ingest_corpus
 
     try:
-        report = ingest_corpus(
-            directory,
-            pdf_dir=pdf_dir,
-            ocr_dir=ocr_dir,
-            pages_file=pages_file,
-            beir_dir=beir_dir,
-            trec_docs=trec_docs,
-            mineru_dir=mineru_dir,
-            source=source,
-            workers=workers,
-            progress=progress_bar(quiet=as_json),
-            strict=strict,
-            manifest=manifest,
-            recursive=recursive,
-            ocr=ocr,
-            ocr_lang=ocr_lang,
-            ocr_dpi=ocr_dpi,
-            ocr_min_confidence=ocr_min_confidence,
-        )
+        # the options are IngestSpec's fields, by name
+        report = ingest_corpus(directory, IngestSpec(**spec), progress_bar(quiet=as_json))
     except InputError as exc:
         if as_json:  # a failure is one JSON object too, with the error on stderr
             emit_json(exc.to_json())
         raise
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
 @_DIR
-@click.option(
-    "--queries", type=click.Path(path_type=Path), help="queries.jsonl (replaces all queries)."
-)
-@click.option(
-    "--qrels", type=click.Path(path_type=Path), help="Qrels, TREC or JSONL (replaces all qrels)."
-)
-@click.option("--evidence", type=click.Path(path_type=Path), help="Construction evidence JSONL.")
+@opt.path_option("--queries", help="queries.jsonl (replaces all queries).")
+@opt.path_option("--qrels", help="Qrels, TREC or JSONL (replaces all qrels).")
+@opt.path_option("--evidence", help="Construction evidence JSONL.")
 @click.option(
     "--run", "runs", multiple=True, metavar="NAME=FILE", help="A TREC run file; repeatable."
 )
-@click.option(
+@opt.path_option(
     "--beir",
     "beir_dir",
-    type=click.Path(path_type=Path),
     help="BEIR folder (queries.jsonl, qrels/SPLIT.tsv): one relevance condition per query.",
 )
 @click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
-@click.option(
+@opt.path_option(
     "--trec-topics",
-    type=click.Path(path_type=Path),
     help="TREC topics (<top> SGML/XML or TSV); the narrative is the default rubric.",
 )
-@click.option(
-    "--trec-qrels",
-    type=click.Path(path_type=Path),
-    help="TREC graded qrels (qid iter docno grade).",
-)
-@click.option(
+@opt.path_option("--trec-qrels", help="TREC graded qrels (qid iter docno grade).")
+@opt.path_option(
     "--guideline",
-    type=click.Path(path_type=Path),
     help="Rubric of the relevance condition (JSON): one for all queries, or per query.",
 )
 @click.option(
@@ -231,21 +173,7 @@ def ingest(
     "choice, initially off). Can be given alone.",
 )  # fmt: skip
 @_JSON
-def load(
-    directory: Path,
-    queries: Path | None,
-    qrels: Path | None,
-    evidence: Path | None,
-    runs: tuple[str, ...],
-    beir_dir: Path | None,
-    split: str,
-    trec_topics: Path | None,
-    trec_qrels: Path | None,
-    guideline: Path | None,
-    relevant_from: int | None,
-    require_cross_page: bool | None,
-    as_json: bool,
-) -> None:
+def load(directory: Path, as_json: bool, **inputs: Any) -> None:
     """Validate and load a benchmark (all files or nothing).
 
     Then runs `evaudit check` on what it stored (same checks, same recorded
@@ -256,21 +184,9 @@ def load(
     original grades are kept so `finalize` writes the revised qrels in that scale."""
     from services.benchmark_load import load as run_load
 
-    report = run_load(
-        directory,
-        queries=queries,
-        qrels=qrels,
-        evidence=evidence,
-        runs=runs,
-        beir_dir=beir_dir,
-        split=split,
-        trec_topics=trec_topics,
-        trec_qrels=trec_qrels,
-        guideline=guideline,
-        relevant_from=relevant_from,
-        require_cross_page=require_cross_page,
-    )
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    # the options are `services.benchmark_load.load`'s keywords, by name
+    report = run_load(directory, **inputs)
+    opt.print_report(report, as_json)
 
 
 @click.command()
@@ -281,16 +197,14 @@ def status(directory: Path, as_json: bool) -> None:
     from services.benchmark_load import project_status
 
     report = project_status(directory)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
 
 
 @click.command()
 @_DIR
-@click.option(
+@opt.share_option(
     "--min-rate",
-    type=click.FloatRange(0, 1),
     default=0.98,
-    show_default=True,
     help="Lowest share of expected pages a source must have extracted.",
 )
 @click.option(
@@ -309,7 +223,7 @@ def gate(directory: Path, min_rate: float, apply: bool, show_log: bool, as_json:
     from services.source_gate import source_gate
 
     report = source_gate(directory, min_rate, apply, show_log)
-    emit_json(report.to_json()) if as_json else click.echo(report.table(), nl=False)
+    opt.print_report(report, as_json, nl=False)
 
 
 @click.command()
@@ -331,7 +245,7 @@ def check(directory: Path, require_cross_page: bool | None, strict: bool, as_jso
     from services.label_check import check_labels
 
     report = check_labels(directory, require_cross_page)
-    emit_json(report.to_json()) if as_json else click.echo(report.table())
+    opt.print_report(report, as_json)
     if strict and (error := report.strict_error()) is not None:
         raise error
 
