@@ -76,6 +76,7 @@ PLAIN_DATA: dict[str, str] = {
     "campaign.journal_pg:append": "the journal line as stored",
     "campaign.packets:read_admin_key": "the admin key file's object",
     "campaign.project:Project.meta": "project.json's object",
+    "services.score_trec:TrecFlags.given": "trec_eval's flags as given, a key of the report's JSON",
     "campaign.project:Project.settings": "project.json's object, read once per handle",
     "campaign.store_load:page_counts": "doc_id -> page count, a lookup table",
 }
