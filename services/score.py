@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from scorers.runs.slices import SliceReport
     from scorers.trec_measures import TrecImpact
     from services.impact_classic import ClassicImpactReport
+    from services.score_manifest import ManifestRequest
 
 METRIC_NAMES = ("nclue", "gold_hit", "gold_ndcg", "ndcg")
 
@@ -96,12 +97,25 @@ def score_nclue(
     per_query: Path | None = None, by: tuple[str, ...] = (), pages: Path | None = None,
     category: Path | None = None, evidence: Path | None = None, support_pages: int = 3,
     progress: Progress = no_progress, page_aggregate: str = "max", plot: Path | None = None,
+    manifest: ManifestRequest | None = None,
 ) -> NclueReport:  # fmt: skip
     """`score nclue`: writes `per_query` (TSV) when given; `page_aggregate` (max, top3,
     topk:K) scores page-level runs' documents (services/score_pages.py); `plot` writes
-    Figure 2(a) of the n-Clue supplement (services/figures.py: PNG or SVG by suffix)."""
+    Figure 2(a) of the n-Clue supplement (services/figures.py: PNG or SVG by suffix);
+    `manifest` (--manifest-out) the reproduction manifest with the printed report, its
+    paths checked before anything is scored (services/score_manifest.py)."""
     from scorers.runs import nclue_report
+    from services.score_manifest import (
+        check_score_manifest,
+        manifest_inputs,
+        write_score_manifest,
+    )
 
+    inputs = manifest_inputs(
+        src.project, [src.queries, qrels, pages, category, evidence], [p for _, p in src.runs]
+    )
+    if manifest is not None:
+        check_score_manifest(manifest.path, inputs, per_query)
     if plot is not None:
         from services.figures import check_plot_path
 
@@ -136,7 +150,11 @@ def score_nclue(
         from services.figures import fair_scatter, save_figure
 
         save_figure(fair_scatter(rep)[0], plot)
-    return NclueReport(rep, support, cats, sl)
+    report = NclueReport(rep, support, cats, sl)
+    if manifest is not None:
+        write_score_manifest(manifest.path, manifest.argv, manifest.printed(report), inputs,
+                             per_query)  # fmt: skip
+    return report
 
 
 # ---- score compare ------------------------------------------------------------------------

@@ -27,12 +27,6 @@ COMMANDS = REPO / "evaudit" / "commands"
 # the lead removes them from this list after merging their work.
 ALLOWLIST = {
     "runs.py",
-    "runs_baseline.py",
-    "score.py",
-    "score_diagnostics.py",
-    "score_manifest.py",
-    "score_options.py",
-    "score_robust.py",
     "score_trec.py",
     "trec_eval.py",
 }
