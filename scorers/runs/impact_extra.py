@@ -70,7 +70,8 @@ class SourceSlices:
 
     def table(self) -> str:
         """Each contrast's paired n-Clue effect per source, before -> after (points)."""
-        b, a = self.before.to_json(), self.after.to_json()
+        b: dict[str, Any] = self.before.to_json()
+        a: dict[str, Any] = self.after.to_json()
         cells_b = {c["label"]: c for c in b["slices"][0]["cells"]}
         cells_a = {c["label"]: c for c in a["slices"][0]["cells"]}
         rows = []
