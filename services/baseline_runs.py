@@ -27,6 +27,7 @@ from packet_builder.query_store import stored_queries
 from packet_builder.routes.base import tokenize
 from packet_builder.token_codes import token_codes
 from scorers.lexical import BM25Index, Ranked, frequency_prior, random_scores, top_units
+from services.projects import ProjectRef, project_at
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
 from vocabulary.tables import table
@@ -132,11 +133,13 @@ def _write(
 
 
 def bm25_run(
-    project: Project, out: Path, *, level: str = "document", form: str = "raw",
+    where: ProjectRef, out: Path, *, level: str = "document", form: str = "raw",
     k1: float = 0.9, b: float = 0.4, depth: int = 1000, method: str = "lucene",
     tag: str | None = None, progress: Progress = no_progress,
 ) -> RunReport:  # fmt: skip
-    """Rank the project's units for every query with BM25 and write the TREC run."""
+    """Rank the project's units for every query with BM25 and write the TREC run (`where`:
+    the project or its folder)."""
+    project = project_at(where)
     queries = query_texts(project, form)
     unit_ids, texts = corpus_units(project, level)
     # Every unit's tokens as codes in one pass: a Python string per word was most of the time.
@@ -158,16 +161,17 @@ def bm25_run(
 
 
 def floor_run(
-    project: Project, out: Path, *, kind: str, seed: int = 0, depth: int = 1000,
+    where: ProjectRef, out: Path, *, kind: str, seed: int = 0, depth: int = 1000,
     level: str = "document", tag: str | None = None, progress: Progress = no_progress,
 ) -> RunReport:  # fmt: skip
     """A query-blind floor: `frequency` (units by how many queries judge them relevant)
-    or `random` (a seeded permutation per query)."""
+    or `random` (a seeded permutation per query); `where`: the project or its folder."""
     if kind not in ("frequency", "random"):
         raise InputError(f"unknown floor {kind!r}", hint="use frequency or random")
     if kind == "frequency" and level != "document":
         raise InputError("the frequency floor ranks documents (qrels judge documents)",
                          hint="pass --level document")  # fmt: skip
+    project = project_at(where)
     queries = query_texts(project, "raw")
     unit_ids, _ = corpus_units(project, level)
     if kind == "frequency":

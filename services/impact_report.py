@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from services.score_reports import BodyReport
 from vocabulary.tables import table
 
 INFLUENCE_COLUMNS = ("query", "document", "old grade", "new grade", "max |change|",
@@ -26,8 +25,19 @@ def _grade(g: int | None) -> str:
 
 
 @dataclass(frozen=True)
-class ClassicImpactReport(BodyReport):
+class ClassicImpactReport:
+    """`body` is the `--json` object, key for key; `top` the label-influence rows shown."""
+
+    body: dict[str, Any]
     top: int = 20
+
+    @property
+    def ties(self) -> str:
+        """The tie rule recorded in the JSON."""
+        return str(self.body["ties"])
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per measure and run, by rank after: values, change, interval, Judged@k."""

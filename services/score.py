@@ -2,8 +2,10 @@
 
 A service reads its inputs (services/score_inputs.py), binds the qrels, scores the run
 files (progress injected) and calls the pure reports of `scorers.runs`. A report holds
-the released `--json` object (`body`, key for key) and the typed parts its text is
-built from; `table()` is the CLI's text: the tie rule line, then the scorers' tables.
+the scorers' typed reports and what the service adds (the tie rule, Gold+Support,
+categories, forms, blocks, slices); `to_json()` rebuilds the released `--json` object
+from them key for key (key order too); `table()` is the CLI's text: the tie rule line,
+then the scorers' tables.
 JSON values are fractions in [0, 1]; the text tables print points (x100), like the
 supplement to "Do Current Retrievers Cover All the Evidence?".
 """
@@ -25,7 +27,7 @@ from services.score_inputs import (
     write_per_query,
 )
 from services.score_pages import support_report, support_text
-from services.score_reports import BodyReport, bind_source, page_runs_for
+from services.score_reports import bind_source, page_runs_for
 from services.score_specs import parse_blocks, parse_pairs, slices_for
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
@@ -36,10 +38,12 @@ if TYPE_CHECKING:
     from scorers.runs import PerQuery
     from scorers.runs.categories import CategoryReport
     from scorers.runs.impact_extra import ImpactExtras
+    from scorers.runs.report import CompareScores, ImpactScores, NclueScores
     from scorers.runs.selection import SelectionReport
     from scorers.runs.slices import SliceReport
     from scorers.trec_measures import TrecImpact
     from services.impact_classic import ClassicImpactReport
+    from services.score_manifest import ManifestRequest
 
 METRIC_NAMES = ("nclue", "gold_hit", "gold_ndcg", "ndcg")
 
@@ -58,17 +62,34 @@ def tie_line(ties: str) -> str:
 
 
 @dataclass(frozen=True)
-class NclueReport(BodyReport):
+class NclueReport:
     """Every run's n-Clue Score, Gold Hit, Gold-NDCG and NDCG with their family-bootstrap CIs;
-    Gold+Support of page-level runs, the category ranking and slices when asked for."""
+    Gold+Support of page-level runs (with the page aggregate that scored them), the
+    category ranking and slices when asked for."""
 
+    scores: NclueScores
+    ties: str
     support: SupportReport | None = None
+    page_aggregate: str = "max"
+    page_top: int = 1
     categories: CategoryReport | None = None
     slices: SliceReport | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        rep = self.scores.to_json()
+        if self.support is not None:
+            rep["gold_support"] = self.support.to_json()
+            rep["page_aggregate"], rep["page_top"] = self.page_aggregate, self.page_top
+        if self.categories is not None:
+            rep.update(self.categories.to_json())
+        if self.slices is not None:
+            rep["slices"] = self.slices.to_json()
+        rep["ties"] = self.ties
+        return rep
+
     def rows(self) -> list[dict[str, Any]]:
         """One dict per run, best n-Clue Score first (fractions, as in the JSON)."""
-        runs = sorted(self.body["runs"].items(), key=lambda kv: -kv[1]["nclue"])
+        runs = sorted(self.scores.runs.items(), key=lambda kv: -kv[1]["nclue"])
         out = []
         for tag, r in runs:
             ci = r["ci95"]["nclue"] or [None, None]
@@ -79,13 +100,11 @@ class NclueReport(BodyReport):
         return out
 
     def table(self) -> str:
-        from scorers.runs.tables import nclue_text
-
-        text = nclue_text(self.body)
+        text = self.scores.table()
         if self.support is not None:
-            text += "\n\n" + support_text(self.support, int(self.body.get("page_top", 1)))
+            text += "\n\n" + support_text(self.support, self.page_top)
         if self.categories is not None:  # the category blocks replace the plain ranking
-            text = text.split("\n", 1)[0] + "\n" + self.categories.to_text(self.body)
+            text = text.split("\n", 1)[0] + "\n" + self.categories.to_text(self.to_json())
         if self.slices is not None:
             text += "\n\n" + self.slices.to_text()
         return tie_line(self.ties) + "\n" + text
@@ -96,12 +115,25 @@ def score_nclue(
     per_query: Path | None = None, by: tuple[str, ...] = (), pages: Path | None = None,
     category: Path | None = None, evidence: Path | None = None, support_pages: int = 3,
     progress: Progress = no_progress, page_aggregate: str = "max", plot: Path | None = None,
+    manifest: ManifestRequest | None = None,
 ) -> NclueReport:  # fmt: skip
     """`score nclue`: writes `per_query` (TSV) when given; `page_aggregate` (max, top3,
     topk:K) scores page-level runs' documents (services/score_pages.py); `plot` writes
-    Figure 2(a) of the n-Clue supplement (services/figures.py: PNG or SVG by suffix)."""
+    Figure 2(a) of the n-Clue supplement (services/figures.py: PNG or SVG by suffix);
+    `manifest` (--manifest-out) the reproduction manifest with the printed report, its
+    paths checked before anything is scored (services/score_manifest.py)."""
     from scorers.runs import nclue_report
+    from services.score_manifest import (
+        check_score_manifest,
+        manifest_inputs,
+        write_score_manifest,
+    )
 
+    inputs = manifest_inputs(
+        src.project, [src.queries, qrels, pages, category, evidence], [p for _, p in src.runs]
+    )
+    if manifest is not None:
+        check_score_manifest(manifest.path, inputs, per_query)
     if plot is not None:
         from services.figures import check_plot_path
 
@@ -110,48 +142,60 @@ def score_nclue(
     qids, n, frame, bound = bind_source(src, qrels, k)
     page_runs = page_runs_for(frame, page_aggregate)
     (scored,) = score_run_files(src.runs, [bound], src.ties, progress, page_runs)
-    rep = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
+    scores = nclue_report(bound, scored, bootstrap=bootstrap, seed=seed)
     tagged = list(zip(scored, [path for _, path in src.runs], strict=True))
     support = support_report(page_runs, tagged, frame, dict(zip(qids, n, strict=True)),
                              queries=src.queries, project=src.project, evidence=evidence, k=k,
                              pages=support_pages)  # fmt: skip
-    if support is not None:
-        rep["gold_support"] = support.to_json()
-        rep["page_aggregate"], rep["page_top"] = page_aggregate, page_runs.top
     cats = None
     if category is not None:
         from scorers.runs.categories import category_report
 
-        cats = category_report(rep, *read_categories(category, list(scored)))
-        rep.update(cats.to_json())
+        cats = category_report(scores.to_json(), *read_categories(category, list(scored)))
     sl = None
     if by:
         sl = slices_for(by, bound, scored, [], queries=src.queries, project=src.project,
                         pages=pages, bootstrap=bootstrap, seed=seed)  # fmt: skip
-        rep["slices"] = sl.to_json()
     if per_query is not None:
         write_per_query(per_query, bound, scored)
-    rep["ties"] = src.ties
+    report = NclueReport(scores, src.ties, support, page_aggregate, page_runs.top, cats, sl)
     if plot is not None:
         from services.figures import fair_scatter, save_figure
 
-        save_figure(fair_scatter(rep)[0], plot)
-    return NclueReport(rep, support, cats, sl)
+        save_figure(fair_scatter(report.to_json())[0], plot)
+    if manifest is not None:
+        write_score_manifest(manifest.path, manifest.argv, manifest.printed(report), inputs,
+                             per_query)  # fmt: skip
+    return report
 
 
 # ---- score compare ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class CompareReport(BodyReport):
+class CompareReport:
     """Declared contrasts: paired differences, sign-flip p, family CIs, common support; the
-    form matrix (--form), selection-adjusted blocks (--block) and slices (--by) when asked."""
+    form matrix (--form, with the scored runs it reads), selection-adjusted blocks (--block)
+    and slices (--by) when asked."""
 
+    scores: CompareScores
+    ties: str
     has_pairs: bool
     forms: FormMatrix | None = None
     scored: dict[str, PerQuery] = field(default_factory=dict)
     selection: SelectionReport | None = None
     slices: SliceReport | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        rep = self.scores.to_json()
+        if self.forms is not None:
+            rep["forms"] = self.forms.to_json(self.scored, rep)
+        if self.selection is not None:
+            rep["blocks"] = self.selection.to_json()["blocks"]
+        if self.slices is not None:
+            rep["slices"] = self.slices.to_json()
+        rep["ties"] = self.ties
+        return rep
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per declared pair: the differences, raw p and pairs-Holm p (n-Clue)."""
@@ -159,15 +203,13 @@ class CompareReport(BodyReport):
             {"base": pr["base"], "variant": pr["variant"],
              **{f"d{m}": pr["diff"][m] for m in METRIC_NAMES},
              "p": pr["p"]["nclue"], "p_holm": pr["p_holm"]["nclue"]}
-            for pr in self.body["pairs"]
+            for pr in self.scores.pairs
         ]  # fmt: skip
 
     def table(self) -> str:
-        from scorers.runs.tables import compare_text
-
-        parts = [compare_text(self.body)] if self.has_pairs else []
+        parts = [self.scores.table()] if self.has_pairs else []
         if self.forms is not None:
-            parts.append(self.forms.to_text(self.scored, self.body))
+            parts.append(self.forms.to_text(self.scored, self.to_json()))
         if self.selection is not None:
             parts.append(self.selection.to_text())
         if self.slices is not None:
@@ -200,9 +242,7 @@ def score_compare(
         fm = form_matrix(parse_forms(forms, list(scored)), list(scored), pairs)
     pair_list = list(fm.run_pairs) if fm else parse_pairs(pairs, list(scored))
     has_pairs = bool(pair_list)
-    rep = compare_report(bound, scored, pair_list, draws=draws, bootstrap=bootstrap, seed=seed)
-    if fm:
-        rep["forms"] = fm.to_json(scored, rep)
+    scores = compare_report(bound, scored, pair_list, draws=draws, bootstrap=bootstrap, seed=seed)
     sel = None
     if blocks:
         from scorers.runs.selection import selection_report
@@ -210,7 +250,6 @@ def score_compare(
         block_list = parse_blocks(blocks, list(scored))
         sel = selection_report(bound, scored, block_list, draws=draws, bootstrap=bootstrap,
                                seed=seed)  # fmt: skip
-        rep["blocks"] = sel.to_json()["blocks"]
         pair_list = pair_list + [
             (b, v) for _, b, vs in block_list for v in vs if (b, v) not in pair_list
         ]
@@ -218,30 +257,40 @@ def score_compare(
     if by:
         sl = slices_for(by, bound, scored, pair_list, queries=src.queries, project=src.project,
                         pages=pages, bootstrap=bootstrap, seed=seed)  # fmt: skip
-        rep["slices"] = sl.to_json()
-    rep["ties"] = src.ties
+    report = CompareReport(scores, src.ties, has_pairs, fm, scored if fm else {}, sel, sl)
     if plot is not None:
         from services.figures import delta_plane, save_figure
 
-        save_figure(delta_plane(rep)[0], plot)
-    return CompareReport(rep, has_pairs, fm, scored if fm else {}, sel, sl)
+        save_figure(delta_plane(report.to_json())[0], plot)
+    return report
 
 
 # ---- score impact -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class ImpactReport(BodyReport):
+class ImpactReport:
     """Every run before and after a qrels revision, ordering agreement, pair tests, the
     extras (per source, rank movement) and the trec_eval measures when asked for."""
 
+    scores: ImpactScores
     extras: ImpactExtras
+    ties: str
     trec: TrecImpact | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        rep = self.scores.to_json()
+        # the extras follow the scores; `k` and `labels_changed` keep the scores' place
+        rep.update(self.extras.to_json() | {"labels_changed": rep["labels_changed"]})
+        rep["ties"] = self.ties
+        if self.trec is not None:
+            rep["trec_measures"] = self.trec.to_json()
+        return rep
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per run, by rank after: ranks and every metric before and after."""
-        order = self.body["ordering"]
-        runs = sorted(self.body["runs"].items(), key=lambda kv: order["rank_after"][kv[0]])
+        order = self.scores.ordering
+        runs = sorted(self.scores.runs.items(), key=lambda kv: order["rank_after"][kv[0]])
         return [
             {"run": tag, "rank before": order["rank_before"][tag],
              "rank after": order["rank_after"][tag],
@@ -250,9 +299,7 @@ class ImpactReport(BodyReport):
         ]  # fmt: skip
 
     def table(self) -> str:
-        from scorers.runs.tables import impact_text
-
-        text = tie_line(self.ties) + "\n" + impact_text(self.body) + "\n\n" + self.extras.to_text()
+        text = tie_line(self.ties) + "\n" + self.scores.table() + "\n\n" + self.extras.to_text()
         if self.trec is not None:
             text += "\n\n" + self.trec.to_text()
         return text
@@ -321,7 +368,7 @@ def score_impact(
     sc_b, sc_a = score_run_files(src.runs, [before, after], src.ties, progress)
     pair_list = parse_pairs(pairs, list(sc_b))
     labels = label_changes(qids, n, fb, fa)
-    rep = impact_report(
+    scores = impact_report(
         before, after, sc_b, sc_a, labels, pair_list, metric=metric, draws=draws, seed=seed
     )
     by_source = None
@@ -330,14 +377,11 @@ def score_impact(
         by_source = source_slices(before, after, sc_b, sc_a, src_of, pair_list,
                                   bootstrap=bootstrap, seed=seed)  # fmt: skip
     extra = impact_extras(before, after, sc_b, sc_a, by_source)
-    rep.update(extra.to_json() | {"labels_changed": rep["labels_changed"]})
-    rep["ties"] = src.ties
     imp = None
     if ms:
         imp = trec_measures_impact(src, qrels_before, qrels_after, ms, trec_ties,
                                    before=set(qids), after={q for q, _ in kept})  # fmt: skip
-        rep["trec_measures"] = imp.to_json()
-    return ImpactReport(rep, extra, imp)
+    return ImpactReport(scores, extra, src.ties, imp)
 
 
 def _classic_route(src: ScoreSource, measures: bool) -> bool:

@@ -33,6 +33,15 @@ class ScoreSource:
     runs: tuple[RunSpec, ...]
     ties: str = "file"
 
+    @classmethod
+    def from_options(
+        cls, queries: Path | None, project: Path | None, runs: Sequence[str], ties: str
+    ) -> ScoreSource:
+        """The source of a command's options: --run values (NAME=FILE or FILE) parsed here."""
+        from vocabulary.runspec import parse_run_spec
+
+        return cls(queries, project, tuple(parse_run_spec(r) for r in runs), ties)
+
 
 class ScoreReport(Protocol):
     """What every score service returns: the `--json` object, its table, the CLI's text."""

@@ -9,9 +9,26 @@ and score").
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from vocabulary.errors import InputError
+from vocabulary.jsonsafe import dumps_indented
+
+
+@dataclass(frozen=True)
+class ManifestRequest:
+    """`--manifest-out FILE` as the CLI knows it: the file, the command line that ran
+    (`evaudit.commands.reproduce.command_argv`) and whether the report is printed as JSON."""
+
+    path: Path
+    argv: list[Any]
+    as_json: bool
+
+    def printed(self, report: Any) -> str:
+        """What the command prints for `report`, newline included (as click echoes it)."""
+        return (dumps_indented(report.to_json()) if self.as_json else report.table()) + "\n"
 
 
 def stdout_path(manifest_out: Path) -> Path:

@@ -1,10 +1,9 @@
-"""What the `score` services share: the two kinds of report, and the queries and qrels a
-command binds before it scores its runs.
+"""What the `score` services share: the report that wraps a pure scorer's typed report,
+and the queries and qrels a command binds before it scores its runs.
 
-A report either holds the released `--json` object (`BodyReport`: `score nclue`,
-`compare`, `impact`, a classic benchmark's impact) or wraps a pure scorer's typed report
-whose `to_json()` and `to_text()` are the command's (`ScorerReport`: the robustness and
-construct-diagnostic commands).
+`ScorerReport` is the robustness and construct-diagnostic commands' report: the scorer's
+`to_json()` and `to_text()` are the command's. (`score nclue | compare | impact` build
+their reports from the scorers' typed reports in services/score.py.)
 """
 
 from __future__ import annotations
@@ -21,21 +20,6 @@ if TYPE_CHECKING:
 
     from scorers.runs import BoundQrels
     from services.score_pages import PageRuns
-
-
-@dataclass(frozen=True)
-class BodyReport:
-    """A report whose `body` is the `--json` object, key for key; `ties` the tie rule
-    recorded in it."""
-
-    body: dict[str, Any]
-
-    @property
-    def ties(self) -> str:
-        return str(self.body["ties"])
-
-    def to_json(self) -> dict[str, Any]:
-        return self.body
 
 
 @dataclass(frozen=True)

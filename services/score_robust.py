@@ -7,6 +7,7 @@ the scorer's typed report, whose `to_json()` is the released `--json` object.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from services.score_inputs import (
     score_run_files,
 )
 from services.score_reports import ScorerReport, bind_source
-from services.score_specs import parse_drops, parse_pairs
+from services.score_specs import parse_budgets, parse_drops, parse_pairs
 from vocabulary.errors import InputError
 from vocabulary.progress import Progress, no_progress
 from vocabulary.runspec import parse_run_spec
@@ -78,15 +79,17 @@ class ScoreBoundReport(ScorerReport):
 
 
 def score_bound(
-    src: ScoreSource, *, qrels: Path | None, pairs: tuple[str, ...], budgets: list[int],
-    cutoff: int, progress: Progress = no_progress,
+    src: ScoreSource, *, qrels: Path | None, pairs: tuple[str, ...],
+    budgets: str | Sequence[int], cutoff: int, progress: Progress = no_progress,
 ) -> ScoreBoundReport:  # fmt: skip
-    """`score bound`: `budgets` are the promotion budgets (the CLI's --k list)."""
+    """`score bound`: `budgets` are the promotion budgets, a list or the CLI's --k text
+    (`K1,K2,...`, checked before anything is read)."""
     from scorers.runs.qrel_bound import bound_report
 
+    ks = parse_budgets(budgets) if isinstance(budgets, str) else list(budgets)
     bound = bind_source(src, qrels, cutoff).qrels
     (scored,) = score_run_files(src.runs, [bound], src.ties, progress)
-    return ScoreBoundReport(bound_report(bound, scored, parse_pairs(pairs, list(scored)), budgets))
+    return ScoreBoundReport(bound_report(bound, scored, parse_pairs(pairs, list(scored)), ks))
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The score options that name runs (--pair, --block, --drop) and the --by slices.
+"""The score options that name runs (--pair, --block, --drop), the --by slices and
+`score bound`'s --k budgets.
 
 They are read here, not in the CLI, because they are checked against the run names,
 which are known only once the run files are read (a run is named by its tag unless
@@ -16,6 +17,17 @@ from vocabulary.errors import InputError
 if TYPE_CHECKING:
     from scorers.runs import BoundQrels, PerQuery
     from scorers.runs.slices import SliceReport
+
+
+def parse_budgets(text: str) -> list[int]:
+    """`score bound --k K1,K2,...`: the promotion budgets, each a count >= 0."""
+    try:
+        ks = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        ks = []
+    if not ks or any(x < 0 for x in ks):
+        raise InputError(f"--k {text!r} is not a list of promotion budgets", hint="e.g. --k 1,2,3")
+    return ks
 
 
 def parse_pairs(pairs: tuple[str, ...], tags: list[str]) -> list[tuple[str, str]]:

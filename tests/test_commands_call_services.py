@@ -26,12 +26,6 @@ COMMANDS = REPO / "evaudit" / "commands"
 # being moved in #27: other helpers are turning these commands into service calls now;
 # the lead removes them from this list after merging their work.
 ALLOWLIST = {
-    "runs_baseline.py",
-    "score.py",
-    "score_diagnostics.py",
-    "score_manifest.py",
-    "score_options.py",
-    "score_robust.py",
     "score_trec.py",
     "trec_eval.py",
 }

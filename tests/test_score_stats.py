@@ -87,14 +87,14 @@ def test_bootstrap_is_reproducible_by_seed_and_matches_direct_resampling() -> No
     assert a[0].tolist() == pytest.approx([lo, hi], abs=1e-12)
     rep1 = nclue_report(bound, scored, bootstrap=300, seed=5)
     assert rep1 == nclue_report(bound, scored, bootstrap=300, seed=5)
-    assert rep1["runs"]["A"]["ci95"]["nclue"] == pytest.approx(a[0].tolist())
+    assert rep1.to_json()["runs"]["A"]["ci95"]["nclue"] == pytest.approx(a[0].tolist())
 
 
 def test_paired_test_on_identical_runs_gives_p_one_and_zero_difference() -> None:
     bound, runs = _bench()
     a = runs[0]
     same = score_runs(bound, [a, RunInput("A2", a.query_ids, a.doc_ids, a.scores)])
-    rep = compare_report(bound, same, [("A", "A2")], draws=2000, bootstrap=200)
+    rep = compare_report(bound, same, [("A", "A2")], draws=2000, bootstrap=200).to_json()
     pair = rep["pairs"][0]
     assert all(v == 0.0 for v in pair["diff"].values())
     assert all(v == 1.0 for v in pair["p"].values())
@@ -136,7 +136,9 @@ def test_common_support_by_hand() -> None:
 def test_compare_report_shares_and_holm_across_pairs() -> None:
     bound, runs = _bench()
     scored = score_runs(bound, runs)
-    rep = compare_report(bound, scored, [("A", "B"), ("B", "A")], draws=1000, bootstrap=100)
+    rep = compare_report(
+        bound, scored, [("A", "B"), ("B", "A")], draws=1000, bootstrap=100
+    ).to_json()
     ab, ba = rep["pairs"]
     assert ab["diff"]["nclue"] == pytest.approx(-ba["diff"]["nclue"])
     assert ab["p"]["nclue"] == ba["p"]["nclue"]  # two-sided
@@ -168,7 +170,7 @@ def test_label_changes_and_impact_report() -> None:
         RunInput("Y", ["q1", "q2"], ["b", "c"], [1.0, 1.0]),
     ]
     sb, sa = score_runs(bb, runs), score_runs(ba, runs)
-    rep = impact_report(bb, ba, sb, sa, lab, [("Y", "X")], draws=500)
+    rep = impact_report(bb, ba, sb, sa, lab, [("Y", "X")], draws=500).to_json()
     # X: before q1 subset-first, q3 gold-first -> 1/3; after q1's "a" is gold -> 2/3.
     assert rep["runs"]["X"]["before"]["nclue"] == pytest.approx(1 / 3)
     assert rep["runs"]["X"]["after"]["nclue"] == pytest.approx(2 / 3)

@@ -21,10 +21,13 @@ functions, since converted: `scorers.agreement.ratings_summary` and `two_rater_s
 `packet_builder.pool_stats.pool_stats`, `packet_builder.source_gate.page_kinds` (with
 `SourceRate.kinds` and `GateReport.overall`), `scorers.orbit.readings.delta_v_mean_interval`,
 `scorers.rop.targets.joint_counts`, `cluster_bootstrap_change` and `compare_targets`,
-`formats.rop_files.compare_targets_file`, `scorers.impact.analysis.analyse` and
-`scorers.orbit.selection.summarize_selection`; the second
+`formats.rop_files.compare_targets_file`, `scorers.impact.analysis.analyse`,
+`scorers.orbit.selection.summarize_selection`, `scorers.runs.report.nclue_report`,
+`compare_report`, `impact_report` and `scorers.runs.impact_extra.source_slices`; the second
 on the body-only reports `AgreementReport`, `IntegrityReport`, `RatingsReport`,
-`RepairPlanReport`, `AdjudicationReport`, `FinalizeReport` and `rop`'s `TargetsReport`.
+`RepairPlanReport`, `AdjudicationReport`, `FinalizeReport`, `rop`'s `TargetsReport` and
+`score nclue | compare | impact`'s `NclueReport`, `CompareReport` and `ImpactReport` (with
+their base, `services.score_reports.BodyReport`, since removed).
 """
 
 from __future__ import annotations
@@ -85,10 +88,6 @@ PLAIN_DATA: dict[str, str] = {
 NOT_YET_TYPED: dict[str, str] = {
     "scorers.orbit.analysis:analyze": "orbit analyze's report",
     "scorers.orbit.decisions:replication_rules": "orbit's H1/H2a/H2b verdicts",
-    "scorers.runs.impact_extra:source_slices": "score impact's source slices",
-    "scorers.runs.report:nclue_report": "score nclue's report",
-    "scorers.runs.report:compare_report": "score compare's report",
-    "scorers.runs.report:impact_report": "score impact's report",
 }
 
 # services/ reports that still hold only the released object (`body`).
@@ -99,10 +98,6 @@ BODY_WRAPPERS_LEFT = {
     "services.raters:RatersReport",
     "services.rop:SchemaReport",
     "services.rop:FromQrelsReport",
-    "services.score:NclueReport",
-    "services.score:CompareReport",
-    "services.score:ImpactReport",
-    "services.score_reports:BodyReport",  # the base the score reports above extend
     "services.packet_export:ExportReport",
     "services.demo:DemoReport",
     "services.responses:ImportReport",

@@ -59,11 +59,10 @@ def bm25_cmd(
     match no query word are left out, and a query with no matching unit has no line
     (listed in the output).
     """
-    from campaign.project import open_project
     from evaudit.output import progress_bar
     from services.baseline_runs import bm25_run
 
-    report = bm25_run(open_project(project), out, level=level, form=form, k1=k1, b=b,
+    report = bm25_run(project, out, level=level, form=form, k1=k1, b=b,
                       depth=depth, method=method, tag=tag,
                       progress=progress_bar(as_json))  # fmt: skip
     _print(report, as_json)
@@ -88,10 +87,9 @@ def floor_cmd(
     as_json: bool,
 ) -> None:  # fmt: skip
     """Write a query-blind floor run (the n-Clue paper's frequency_prior and random rows)."""
-    from campaign.project import open_project
     from evaudit.output import progress_bar
     from services.baseline_runs import floor_run
 
-    report = floor_run(open_project(project), out, kind=kind, seed=seed, depth=depth,
+    report = floor_run(project, out, kind=kind, seed=seed, depth=depth,
                        level=level, tag=tag, progress=progress_bar(as_json))  # fmt: skip
     _print(report, as_json)

@@ -59,21 +59,17 @@ def nclue_cmd(
     """n-Clue Score@k, Gold Hit, Gold-NDCG and NDCG of every run, with family-bootstrap CIs;
     page-level runs (doc_id#page) are scored as their documents (--page-aggregate), with
     Gold+Support."""
-    from evaudit.commands.score_manifest import check_score_manifest, write_score_manifest
+    from evaudit.commands.score_manifest import manifest_request
     from evaudit.output import progress_bar
     from services.score import score_nclue
 
-    files = [src.queries, qrels, pages, category, evidence]
-    if manifest_out is not None:
-        check_score_manifest(manifest_out, src, files, per_query)
     rep = score_nclue(
         src, qrels=qrels, k=k, bootstrap=bootstrap, seed=seed, per_query=per_query, by=by,
         pages=pages, category=category, evidence=evidence, support_pages=support_pages,
         progress=progress_bar(as_json), page_aggregate=page_aggregate, plot=plot,
+        manifest=manifest_request(manifest_out, as_json),
     )  # fmt: skip
     so.emit(rep, as_json)
-    if manifest_out is not None:
-        write_score_manifest(manifest_out, rep, as_json, src, files, per_query)
 
 
 @so.score.command("compare")

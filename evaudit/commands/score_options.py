@@ -13,14 +13,13 @@ import click
 
 from evaudit.commands import options as opt
 from services.score_inputs import ScoreSource
-from vocabulary.runspec import parse_run_spec
 
 
 def source(
     queries: Path | None, project: Path | None, runs: tuple[str, ...], ties: str
 ) -> ScoreSource:
     """The queries, the --run specs (NAME=FILE or FILE) and the tie rule of a command."""
-    return ScoreSource(queries, project, tuple(parse_run_spec(r) for r in runs), ties)
+    return ScoreSource.from_options(queries, project, runs, ties)
 
 
 emit = opt.print_report

@@ -13,7 +13,6 @@ import click
 from evaudit.commands import options as opt
 from evaudit.commands import score_options as so
 from services.score_inputs import ScoreSource
-from vocabulary.errors import InputError
 
 # ---- score sensitivity --------------------------------------------------------------------
 
@@ -53,16 +52,6 @@ def sensitivity_cmd(
 # ---- score bound --------------------------------------------------------------------------
 
 
-def _budgets(text: str) -> list[int]:
-    try:
-        ks = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        ks = []
-    if not ks or any(x < 0 for x in ks):
-        raise InputError(f"--k {text!r} is not a list of promotion budgets", hint="e.g. --k 1,2,3")
-    return ks
-
-
 @so.score.command("bound")
 @so.common_options(k=False, seed=False)
 @so.qrels_opt
@@ -83,9 +72,8 @@ def bound_cmd(
     from evaudit.output import progress_bar
     from services.score_robust import score_bound
 
-    ks = _budgets(budgets)
     rep = score_bound(
-        src, qrels=qrels, pairs=pairs, budgets=ks,
+        src, qrels=qrels, pairs=pairs, budgets=budgets,
         cutoff=cutoff, progress=progress_bar(as_json),
     )  # fmt: skip
     so.emit(rep, as_json)

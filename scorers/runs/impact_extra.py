@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from scorers.runs.bind import BoundQrels
 from scorers.runs.measures import METRICS, PerQuery
 from scorers.runs.text import table
+
+if TYPE_CHECKING:
+    from scorers.runs.slices import SliceReport
 
 
 def changed_keys(before: BoundQrels, after: BoundQrels) -> set[str]:
@@ -56,16 +59,50 @@ def _corr(x: np.ndarray, y: np.ndarray) -> dict[str, float | None]:
 
 
 @dataclass(frozen=True)
+class SourceSlices:
+    """The declared pairs' paired effects per source cell under each qrel copy."""
+
+    before: SliceReport
+    after: SliceReport
+
+    def to_json(self) -> dict[str, Any]:
+        return {"before": self.before.to_json(), "after": self.after.to_json()}
+
+    def table(self) -> str:
+        """Each contrast's paired n-Clue effect per source, before -> after (points)."""
+        b: dict[str, Any] = self.before.to_json()
+        a: dict[str, Any] = self.after.to_json()
+        cells_b = {c["label"]: c for c in b["slices"][0]["cells"]}
+        cells_a = {c["label"]: c for c in a["slices"][0]["cells"]}
+        rows = []
+        for i, con in enumerate(b["all_queries"]["contrasts"]):
+            for label in cells_b:
+                cb = cells_b[label]["contrasts"][i]["diff_nclue"]
+                ca = cells_a.get(label, {"contrasts": [{"diff_nclue": None}] * (i + 1)})
+                av = ca["contrasts"][i]["diff_nclue"]
+                rows.append([f"{con['base']} -> {con['variant']}", label,
+                             f"{100 * cb:+.1f}", "-" if av is None else f"{100 * av:+.1f}"])  # fmt: skip
+        return table(rows, ["contrast", "source", "before", "after"])
+
+
+@dataclass(frozen=True)
 class ImpactExtras:
     k: int
     labels_changed: int
     changed_in_top: dict[str, int]  # run -> changed labels inside its top k
     changed_in_top_union: int  # changed labels inside at least one run's top k
     ndcg_vs_gold_ndcg: dict[str, dict[str, float | None]]  # "before"/"after" -> correlations
-    by_source: dict[str, Any] | None  # "before"/"after" -> slice report JSON (source)
+    by_source: SourceSlices | None  # the pairs by source (only with declared pairs)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "k": self.k,
+            "labels_changed": self.labels_changed,
+            "changed_in_top": dict(self.changed_in_top),
+            "changed_in_top_union": self.changed_in_top_union,
+            "ndcg_vs_gold_ndcg": {side: dict(c) for side, c in self.ndcg_vs_gold_ndcg.items()},
+            "by_source": None if self.by_source is None else self.by_source.to_json(),
+        }
 
     def to_text(self) -> str:
         out = [
@@ -81,18 +118,7 @@ class ImpactExtras:
         out.append(table(rows, ["qrels", "Spearman", "Kendall"]))
         if self.by_source:
             out.append("\nContrasts by source, paired n-Clue effect (points) before -> after:")
-            b, a = self.by_source["before"], self.by_source["after"]
-            cells_b = {c["label"]: c for c in b["slices"][0]["cells"]}
-            cells_a = {c["label"]: c for c in a["slices"][0]["cells"]}
-            rows2 = []
-            for i, con in enumerate(b["all_queries"]["contrasts"]):
-                for label in cells_b:
-                    cb = cells_b[label]["contrasts"][i]["diff_nclue"]
-                    ca = cells_a.get(label, {"contrasts": [{"diff_nclue": None}] * (i + 1)})
-                    av = ca["contrasts"][i]["diff_nclue"]
-                    rows2.append([f"{con['base']} -> {con['variant']}", label,
-                                  f"{100 * cb:+.1f}", "-" if av is None else f"{100 * av:+.1f}"])  # fmt: skip
-            out.append(table(rows2, ["contrast", "source", "before", "after"]))
+            out.append(self.by_source.table())
         return "\n".join(out)
 
 
@@ -105,7 +131,7 @@ def impact_extras(
     after: BoundQrels,
     scored_before: Mapping[str, PerQuery],
     scored_after: Mapping[str, PerQuery],
-    by_source: dict[str, Any] | None = None,
+    by_source: SourceSlices | None = None,
 ) -> ImpactExtras:
     changed = changed_keys(before, after)
     per_run: dict[str, int] = {}
@@ -135,14 +161,13 @@ def source_slices(
     *,
     bootstrap: int,
     seed: int,
-) -> dict[str, Any]:
+) -> SourceSlices:
     """Slice reports by source under both copies (source: query id -> source)."""
     from scorers.runs.slices import SliceSpec, query_factors, slice_report
 
-    out = {}
-    for side, b, sc in (("before", before, scored_before), ("after", after, scored_after)):
+    def side(b: BoundQrels, sc: Mapping[str, PerQuery]) -> SliceReport:
         src = [source.get(q, "") for q in b.query_ids.to_pylist()]
         f = query_factors(b, source=src)
-        rep = slice_report(b, sc, [SliceSpec("source")], f, pairs, bootstrap=bootstrap, seed=seed)
-        out[side] = rep.to_json()
-    return out
+        return slice_report(b, sc, [SliceSpec("source")], f, pairs, bootstrap=bootstrap, seed=seed)
+
+    return SourceSlices(side(before, scored_before), side(after, scored_after))

@@ -1,4 +1,10 @@
-"""JSON-ready reports for `evaudit score nclue | compare | impact` (all values are fractions)."""
+"""The reports of `evaudit score nclue | compare | impact` (all values are fractions).
+
+Each is a frozen dataclass: `to_json()` is the released JSON object, key for key (key
+order too), and `table()` its text (scorers/runs/tables.py). A run's summary, a pair's
+tests and the ordering agreement stay plain JSON-shaped values inside them: they are
+the figures the report prints, not reports of their own.
+"""
 
 from __future__ import annotations
 
@@ -61,29 +67,64 @@ def _intervals(bound: BoundQrels, values: np.ndarray, replicates: int, seed: int
     return percentile_interval(replicate_means(values, bound.family, bound.n_families, counts))
 
 
-def _header(bound: BoundQrels) -> dict[str, Any]:
-    return {
-        "k": bound.k,
-        "queries": bound.n_queries,
-        "queries_without_gold": int((bound.n_gold == 0).sum()),
-        "families": bound.n_families,
-    }
+@dataclass(frozen=True)
+class Header:
+    """What every score report opens with: the cutoff and the bound query set."""
+
+    k: int
+    queries: int
+    queries_without_gold: int
+    families: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "queries": self.queries,
+            "queries_without_gold": self.queries_without_gold,
+            "families": self.families,
+        }
+
+
+def _header(bound: BoundQrels) -> Header:
+    return Header(bound.k, bound.n_queries, int((bound.n_gold == 0).sum()), bound.n_families)
+
+
+@dataclass(frozen=True)
+class NclueScores:
+    """`score nclue`'s figures: every run's means and outcome shares (`measures.summarize`)
+    with their family-bootstrap 95% intervals (`ci95`), by run tag."""
+
+    header: Header
+    bootstrap: int
+    seed: int
+    runs: dict[str, dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.header.to_json() | {
+            "bootstrap": self.bootstrap,
+            "seed": self.seed,
+            "runs": dict(self.runs),
+        }
+
+    def table(self) -> str:
+        from scorers.runs.tables import nclue_text
+
+        return nclue_text(self.to_json())
 
 
 def nclue_report(
     bound: BoundQrels, scored: Mapping[str, PerQuery], *, bootstrap: int = 1000, seed: int = 11
-) -> dict[str, Any]:
+) -> NclueScores:
     tags = list(scored)
-    out = _header(bound) | {"bootstrap": bootstrap, "seed": seed, "runs": {}}
-    if not tags:
-        return out
-    values = np.stack([scored[t].values() for t in tags], axis=1)  # (4, R, Q)
-    ci = _intervals(bound, values, bootstrap, seed)  # (4, R, 2)
-    for r, tag in enumerate(tags):
-        entry = summarize(scored[tag])
-        entry["ci95"] = _ci_dict(ci[:, r, :])
-        out["runs"][tag] = entry
-    return out
+    runs: dict[str, dict[str, Any]] = {}
+    if tags:
+        values = np.stack([scored[t].values() for t in tags], axis=1)  # (4, R, Q)
+        ci = _intervals(bound, values, bootstrap, seed)  # (4, R, 2)
+        for r, tag in enumerate(tags):
+            entry = summarize(scored[tag])
+            entry["ci95"] = _ci_dict(ci[:, r, :])
+            runs[tag] = entry
+    return NclueScores(_header(bound), bootstrap, seed, runs)
 
 
 def per_query_rows(bound: BoundQrels, scored: Mapping[str, PerQuery]) -> Iterator[list[Any]]:
@@ -135,6 +176,32 @@ def _pair_tests(
     return d, d.sum(axis=-1) / nq, p, p_fam
 
 
+@dataclass(frozen=True)
+class CompareScores:
+    """`score compare`'s declared pairs: each one's scores, paired differences, family
+    intervals, sign-flip p (per query, per family, Holm across the pairs), common support
+    and outcome shares, in the order given."""
+
+    header: Header
+    draws: int
+    bootstrap: int
+    seed: int
+    pairs: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.header.to_json() | {
+            "draws": self.draws,
+            "bootstrap": self.bootstrap,
+            "seed": self.seed,
+            "pairs": list(self.pairs),
+        }
+
+    def table(self) -> str:
+        from scorers.runs.tables import compare_text
+
+        return compare_text(self.to_json())
+
+
 def compare_report(
     bound: BoundQrels,
     scored: Mapping[str, PerQuery],
@@ -143,8 +210,23 @@ def compare_report(
     draws: int = 10_000,
     bootstrap: int = 1000,
     seed: int = 11,
-) -> dict[str, Any]:
-    out = _header(bound) | {"draws": draws, "bootstrap": bootstrap, "seed": seed, "pairs": []}
+) -> CompareScores:
+    return CompareScores(
+        _header(bound), draws, bootstrap, seed,
+        _compare_pairs(bound, scored, pairs, draws=draws, bootstrap=bootstrap, seed=seed),
+    )  # fmt: skip
+
+
+def _compare_pairs(
+    bound: BoundQrels,
+    scored: Mapping[str, PerQuery],
+    pairs: Sequence[tuple[str, str]],
+    *,
+    draws: int,
+    bootstrap: int,
+    seed: int,
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     if not pairs:
         return out
     d, mean, p, p_fam = _pair_tests(bound, scored, pairs, draws=draws, seed=seed)
@@ -153,7 +235,7 @@ def compare_report(
     for i, (b, v) in enumerate(pairs):
         base, var = scored[b], scored[v]
         support = common_support(base.outcome, var.outcome)
-        out["pairs"].append(
+        out.append(
             {
                 "base": b,
                 "variant": v,
@@ -245,6 +327,46 @@ def _ordering(before: np.ndarray, after: np.ndarray, tags: list[str]) -> dict[st
     }
 
 
+@dataclass(frozen=True)
+class ImpactScores:
+    """`score impact`'s figures: every run under both qrel copies, the ordering agreement
+    of the systems by `metric` (ranks, Spearman, Kendall, moves) and of each metric
+    (`correlations`), and the declared pairs' tests before and after."""
+
+    k: int
+    queries: dict[str, int]  # "before"/"after" -> bound queries
+    removed_queries: list[str]
+    queries_without_gold: dict[str, int]  # "before"/"after"
+    labels: dict[str, int]  # label_changes
+    metric: str
+    draws: int
+    runs: dict[str, dict[str, dict[str, float]]]  # run -> before/after/delta -> metric
+    ordering: dict[str, Any]
+    correlations: dict[str, dict[str, Any]]
+    pairs: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "queries": dict(self.queries),
+            "removed_queries": list(self.removed_queries),
+            "queries_without_gold": dict(self.queries_without_gold),
+            "labels_changed": self.labels["changed"],
+            "labels": dict(self.labels),
+            "metric": self.metric,
+            "draws": self.draws,
+            "runs": dict(self.runs),
+            "ordering": dict(self.ordering),
+            "correlations": dict(self.correlations),
+            "pairs": list(self.pairs),
+        }
+
+    def table(self) -> str:
+        from scorers.runs.tables import impact_text
+
+        return impact_text(self.to_json())
+
+
 def impact_report(
     before: BoundQrels,
     after: BoundQrels,
@@ -256,7 +378,7 @@ def impact_report(
     metric: str = "nclue",
     draws: int = 10_000,
     seed: int = 11,
-) -> dict[str, Any]:
+) -> ImpactScores:
     """Every run under both qrel copies, ordering agreement, and the pairs' tests before/after."""
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}")
@@ -264,40 +386,12 @@ def impact_report(
     mb = np.array([scored_before[t].values().mean(axis=1) for t in tags]).reshape(-1, 4)
     ma = np.array([scored_after[t].values().mean(axis=1) for t in tags]).reshape(-1, 4)
     j = METRICS.index(metric)
-    out: dict[str, Any] = {
-        "k": before.k,
-        "queries": {"before": before.n_queries, "after": after.n_queries},
-        "removed_queries": sorted(
-            set(before.query_ids.to_pylist()) - set(after.query_ids.to_pylist())
-        ),
-        "queries_without_gold": {
-            "before": int((before.n_gold == 0).sum()),
-            "after": int((after.n_gold == 0).sum()),
-        },
-        "labels_changed": labels["changed"],
-        "labels": labels,
-        "metric": metric,
-        "draws": draws,
-        "runs": {
-            t: {
-                "before": _metric_dict(mb[i]),
-                "after": _metric_dict(ma[i]),
-                "delta": _metric_dict(ma[i] - mb[i]),
-            }
-            for i, t in enumerate(tags)
-        },
-        "ordering": _ordering(mb[:, j], ma[:, j], tags),
-        "correlations": {
-            m: {k: v for k, v in _ordering(mb[:, i], ma[:, i], tags).items() if k in _CORR_KEYS}
-            for i, m in enumerate(METRICS)
-        },
-        "pairs": [],
-    }
+    pair_tests: list[dict[str, Any]] = []
     if pairs:
         tb = _pair_tests(before, scored_before, pairs, draws=draws, seed=seed)
         ta = _pair_tests(after, scored_after, pairs, draws=draws, seed=seed)
         for i, (b, v) in enumerate(pairs):
-            out["pairs"].append(
+            pair_tests.append(
                 {
                     "base": b,
                     "variant": v,
@@ -311,7 +405,34 @@ def impact_report(
                     },
                 }
             )
-    return out
+    return ImpactScores(
+        k=before.k,
+        queries={"before": before.n_queries, "after": after.n_queries},
+        removed_queries=sorted(
+            set(before.query_ids.to_pylist()) - set(after.query_ids.to_pylist())
+        ),
+        queries_without_gold={
+            "before": int((before.n_gold == 0).sum()),
+            "after": int((after.n_gold == 0).sum()),
+        },
+        labels=labels,
+        metric=metric,
+        draws=draws,
+        runs={
+            t: {
+                "before": _metric_dict(mb[i]),
+                "after": _metric_dict(ma[i]),
+                "delta": _metric_dict(ma[i] - mb[i]),
+            }
+            for i, t in enumerate(tags)
+        },
+        ordering=_ordering(mb[:, j], ma[:, j], tags),
+        correlations={
+            m: {k: v for k, v in _ordering(mb[:, i], ma[:, i], tags).items() if k in _CORR_KEYS}
+            for i, m in enumerate(METRICS)
+        },
+        pairs=pair_tests,
+    )
 
 
 _CORR_KEYS = ("spearman", "kendall", "max_rank_shift")
