@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -35,17 +35,7 @@ class TwoRaterSummary:
     gwet_ac1: float
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "raters": list(self.raters),
-            "shared_units": self.shared_units,
-            "percent_agreement": self.percent_agreement,
-            "agreement_count": self.agreement_count,
-            "wilson95": self.wilson95,
-            "cohen_kappa": self.cohen_kappa,
-            "cohen_kappa_linear": self.cohen_kappa_linear,
-            "cohen_kappa_quadratic": self.cohen_kappa_quadratic,
-            "gwet_ac1": self.gwet_ac1,
-        }
+        return asdict(self) | {"raters": list(self.raters)}
 
 
 @dataclass(frozen=True)
@@ -81,11 +71,7 @@ class RatingsSummary:
             "n_raters": self.n_raters,
             "n_ratings": self.n_ratings,
             "values": self.values,
-            "krippendorff_alpha": {
-                "nominal": self.alpha.nominal,
-                "ordinal": self.alpha.ordinal,
-                "interval": self.alpha.interval,
-            },
+            "krippendorff_alpha": asdict(self.alpha),
         }
         if self.order is not None:
             out["order"] = list(self.order)

@@ -26,7 +26,7 @@ mean, or injective distinct-page aggregation"). Rules (docs/runs.md):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -52,17 +52,7 @@ class ComposeReport:
     tag: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "depth": self.depth,
-            "floor": self.floor,
-            "queries": self.queries,
-            "queries_without_lists": self.queries_without_lists,
-            "condition_lists": self.condition_lists,
-            "rows": self.rows,
-            "out": self.out,
-            "tag": self.tag,
-        }
+        return asdict(self)
 
 
 def split_condition_ids(

@@ -26,7 +26,7 @@ broken by the stated rule rather than by rounding.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -80,12 +80,7 @@ class FuseRunStats:
     rows_used: int
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "queries": self.queries,
-            "rows": self.rows,
-            "rows_used": self.rows_used,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -101,17 +96,7 @@ class FuseReport:
     tag: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "k": self.k,
-            "depth": self.depth,
-            "normalisation": self.normalisation,
-            "runs": [r.to_json() for r in self.runs],
-            "queries": self.queries,
-            "rows": self.rows,
-            "out": self.out,
-            "tag": self.tag,
-        }
+        return asdict(self) | {"runs": [r.to_json() for r in self.runs]}
 
 
 def minmax(values: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -175,3 +175,11 @@ def choice_option(*decls: str, choices: Sequence[str], default: str, help: str) 
 def many_option(*decls: str, metavar: str, help: str, required: bool = False) -> Decorator:
     """A repeatable option (its values a tuple, in the order given)."""
     return click.option(*decls, multiple=True, required=required, metavar=metavar, help=help)
+
+
+# trec_eval compares scores as doubles; pytrec_eval as float32 (`trec_eval` and `score trec`).
+score_precision_option = choice_option(
+    "--score-precision", choices=["float64", "float32"], default="float64",
+    help="Compare scores as doubles (trec_eval) or as float32 (pytrec_eval, which then "
+    "breaks the new ties by docno descending).",
+)  # fmt: skip

@@ -11,22 +11,20 @@ from pathlib import Path
 
 import click
 
-from evaudit.commands.score_options import _path, emit, score
+from evaudit.commands import options as opt
+from evaudit.commands.score_options import emit, path_opt, project_opt, score
 from vocabulary.runspec import parse_run_spec
 
 
 @score.command("trec")
-@click.option("--qrels", type=_path, help="Graded qrels: BEIR qrels/<split>.tsv, TREC or JSONL.")
-@click.option(
-    "--project", type=click.Path(path_type=Path, file_okay=False),
-    help="Project folder: its store's qrels (a BEIR/TREC project's original grades).",
-)  # fmt: skip
-@click.option(
-    "--queries", type=_path,
+@path_opt("--qrels", help="Graded qrels: BEIR qrels/<split>.tsv, TREC or JSONL.")
+@project_opt("Project folder: its store's qrels (a BEIR/TREC project's original grades).")
+@path_opt(
+    "--queries",
     help="Evaluate only these queries (BEIR queries.jsonl, TREC topics, queries.jsonl).",
-)  # fmt: skip
-@click.option(
-    "--run", "runs", multiple=True, required=True, metavar="[NAME=]FILE",
+)
+@opt.many_option(
+    "--run", "runs", required=True, metavar="[NAME=]FILE",
     help="TREC run file (repeatable); named by its tag unless NAME= is given.",
 )  # fmt: skip
 @click.option(
@@ -37,16 +35,11 @@ from vocabulary.runspec import parse_run_spec
     "utility.2,-1,0,0), a nickname (official, all_trec, set), or judged_K (Judged@k). "
     "JSON keys are trec_eval's printed names.",
 )  # fmt: skip
-@click.option(
-    "--ties", type=click.Choice(["trec_eval", "file"]), default="trec_eval", show_default=True,
+@opt.choice_option(
+    "--ties", choices=["trec_eval", "file"], default="trec_eval",
     help="Equal scores in trec_eval's doc id descending order, or in run-file order.",
 )  # fmt: skip
-@click.option(
-    "--score-precision", type=click.Choice(["float64", "float32"]), default="float64",
-    show_default=True,
-    help="Compare scores as doubles (trec_eval) or as float32 (pytrec_eval, which then "
-    "breaks the new ties by docno descending).",
-)  # fmt: skip
+@opt.score_precision_option
 @click.option(
     "-c", "--complete-queries", "complete", is_flag=True,
     help="trec_eval's -c: average over every qrels query; one missing from a run scores 0.",

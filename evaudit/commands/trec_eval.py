@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from evaudit.commands import options as opt
 from scorers.trec_catalog import NOT_OFFERED
 
 _file = click.Path(path_type=Path, dir_okay=False)
@@ -38,12 +39,7 @@ _file = click.Path(path_type=Path, dir_okay=False)
 @click.option("-N", "--Number_docs_in_coll", "num_docs", type=int, default=0,
               help="Documents in the collection (utility's fourth coefficient).")  # fmt: skip
 @click.option("-n", "--nosummary", "no_summary", is_flag=True, help="No 'all' lines.")
-@click.option(
-    "--score-precision", type=click.Choice(["float64", "float32"]), default="float64",
-    show_default=True,
-    help="Compare scores as doubles (trec_eval) or as float32 (pytrec_eval, which then "
-    "breaks the new ties by docno descending).",
-)  # fmt: skip
+@opt.score_precision_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.argument("qrels", type=_file)
 @click.argument("run", type=_file)
