@@ -80,12 +80,13 @@ def generate(root: Path, seed: int = 11) -> tuple[Path, Path, list[Path]]:
 
 def per_query(before: Path, after: Path, runs: list[Path]) -> dict[str, np.ndarray]:
     """ndcg_cut_10 per query under both copies, through the same adapter."""
-    from services.impact_inputs import measure_values, qrels_file, run_files
+    from formats.qrels import graded_qrels_rows
+    from services.impact_inputs import measure_values, run_files
 
     rows = run_files([(None, p) for p in runs])
     out = {}
     for side, path in (("before", before), ("after", after)):
-        _n, vals = measure_values(["ndcg_cut_10"], qrels_file(path), rows, "trec_eval")
+        _n, vals = measure_values(["ndcg_cut_10"], graded_qrels_rows(path), rows, "trec_eval")
         qids = sorted(next(iter(vals.values())))
         out[side] = np.array([[vals[t][q]["ndcg_cut_10"] for q in qids] for t in rows])
     return out

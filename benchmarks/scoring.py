@@ -85,7 +85,8 @@ def evaudit_cli(queries: Path, qrels: Path, runs: list[Path]) -> dict:
 
 
 def evaudit_single_thread(queries: Path, qrels: Path, runs: list[Path]):
-    from formats.readers import read_qrels, read_queries, read_run
+    from formats.qrels import read_qrels
+    from formats.readers import read_queries, read_run
     from scorers.runs import bind_qrels, measure, rank_run
 
     qs = read_queries(queries)
@@ -220,7 +221,8 @@ def _bound_loop(pairs, tops, grades, n, k):  # type: ignore[no-untyped-def]
 
 
 def robustness(bound, scored, runs, qrels, repeats):  # type: ignore[no-untyped-def]
-    from formats.readers import read_qrels, read_run
+    from formats.qrels import read_qrels
+    from formats.readers import read_run
     from scorers.runs.qrel_bound import bound_report
     from scorers.runs.sensitivity import memberships, sensitivity_report
 

@@ -10,48 +10,20 @@ non-empty string: spaces, slashes, colons, angle brackets, any Unicode, as in
 dbpedia-entity's `<dbpedia:AC/DC>`) and a qrels file is read by Python's `csv` module
 with BEIR's dialect (tab, minimal quoting), so a quoted field may hold a tab or a quote.
 Unlike it, a repeated id, an empty id, a qrels row for an unknown query or a missing
-field is an error naming its line.
+field is an error naming its line. The qrels are read by `formats.qrels.read_beir_qrels`.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from formats.classic import claim_qrel
 from vocabulary.errors import InputError
 from vocabulary.jsonlines import json_lines
 
-QRELS_HEADER = ("query-id", "corpus-id", "score")
-
-
 _MISSING = "a BEIR folder holds it"
-
-
-def tsv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
-    """(first line, fields) of each non-blank row of a BEIR TSV, the header included, read
-    as `GenericDataLoader._load_qrels` reads it: `open(path, encoding="utf-8")`
-    (universal newlines) and `csv.reader(delimiter="\t", quoting=csv.QUOTE_MINIMAL)`;
-    fields are not stripped. Blank lines, which stop BEIR's loader, are skipped."""
-    if not path.is_file():
-        raise InputError("file not found", file=path, hint=_MISSING)
-    try:
-        with path.open(encoding="utf-8") as fh:
-            reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
-            start = 1
-            for row in reader:
-                if any(f.strip() for f in row):
-                    yield start, row
-                start = reader.line_num + 1
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", file=path, hint="save as UTF-8") from exc
-    except csv.Error as exc:
-        raise InputError(f"unreadable TSV ({exc})", file=path, line=start) from exc
 
 
 def _objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -117,47 +89,3 @@ def read_queries(folder: Path) -> tuple[dict[str, str], Path]:
             raise InputError(f"query {qid!r} has an empty text", file=path, line=lineno)
         out[qid] = text
     return out, path
-
-
-def read_qrels(folder: Path, split: str) -> tuple[pd.DataFrame, Path]:
-    """`qrels/<split>.tsv` as (query_id, doc_id, grade, line), file order."""
-    path = folder / "qrels" / f"{split}.tsv"
-    if not path.is_file():
-        have = sorted(p.stem for p in (folder / "qrels").glob("*.tsv"))
-        raise InputError(
-            f"no qrels for split {split!r}",
-            file=path,
-            hint=f"splits present: {', '.join(have) or 'none'}",
-        )
-    rows: list[tuple[str, str, int, int]] = []
-    seen: dict[tuple[str, str], int] = {}
-    header = True
-    for lineno, parts in tsv_rows(path):
-        if header:
-            header = False
-            if tuple(p.strip() for p in parts) != QRELS_HEADER:
-                raise InputError(
-                    "the first line must be the header 'query-id<TAB>corpus-id<TAB>score'",
-                    file=path,
-                    line=lineno,
-                    hint="BEIR's loader skips the first line, so a data row there is lost",
-                )
-            continue
-        if len(parts) != 3:
-            raise InputError(
-                f"expected 3 tab-separated fields, found {len(parts)}", file=path, line=lineno
-            )
-        if not parts[0] or not parts[1]:
-            raise InputError("empty query-id or corpus-id", file=path, line=lineno)
-        qid, did, score = parts
-        try:
-            grade = int(score)  # as BEIR's loader: int(row[2])
-        except ValueError:
-            raise InputError(
-                f"score {score.strip()!r} is not an integer", file=path, line=lineno
-            ) from None
-        claim_qrel(seen, qid, did, path, lineno)
-        rows.append((qid, did, grade, lineno))
-    if not rows:
-        raise InputError("no qrels rows after the header", file=path)
-    return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade", "line"]), path

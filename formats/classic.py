@@ -86,20 +86,6 @@ class GradeScale:
         )
 
 
-def claim_qrel(
-    seen: dict[tuple[str, str], int], qid: str, did: str, path: Path, lineno: int
-) -> None:
-    """Record the line of (query, document); a second grade for the pair is an error."""
-    if (qid, did) in seen:
-        raise InputError(
-            f"duplicate qrel for query {qid!r} and document {did!r} "
-            f"(first on line {seen[(qid, did)]})",
-            file=path,
-            line=lineno,
-        )
-    seen[(qid, did)] = lineno
-
-
 def _rubric(obj: Any, path: Path, where: str) -> Rubric:
     if not isinstance(obj, dict):
         raise InputError(f"{where}: expected an object with 'requirement'", file=path)

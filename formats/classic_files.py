@@ -34,12 +34,13 @@ def classic_from_options(
             hint="the lowest original grade that counts as relevant, e.g. 1",
         )
     if beir_dir is not None:
-        from formats.beir import read_qrels, read_queries
+        from formats.beir import read_queries
+        from formats.qrels import read_beir_qrels
 
         if not beir_dir.is_dir():
             raise InputError("BEIR folder not found", file=beir_dir)
         texts, qpath = read_queries(beir_dir)
-        graded, rpath = read_qrels(beir_dir, split)
+        graded, rpath = read_beir_qrels(beir_dir, split)
         if guideline is None:
             raise InputError(
                 "a BEIR load needs --guideline G.json",
@@ -51,10 +52,11 @@ def classic_from_options(
         )  # fmt: skip
     if trec_topics is None or trec_qrels is None:
         raise InputError("a TREC load needs both --trec-topics and --trec-qrels")
-    from formats.trec import read_graded_qrels, read_topics
+    from formats.qrels import read_trec_qrels
+    from formats.trec import read_topics
 
     topics = read_topics(trec_topics)
-    graded = read_graded_qrels(trec_qrels)
+    graded = read_trec_qrels(trec_qrels, graded=True)
     return classic_benchmark(
         {t.query_id: t.title for t in topics},
         trec_topics,

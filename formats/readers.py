@@ -1,7 +1,8 @@
-"""Readers for benchmark files: queries.jsonl, qrels (TREC or JSONL), evidence, TREC runs.
+"""Readers for benchmark files: queries.jsonl, evidence, TREC runs (qrels: `formats.qrels`,
+whose n-Clue `read_qrels` is re-exported here).
 
 Every reader validates line by line in meaning and reports the first bad line
-as ``file:line: what is wrong (fix)`` via InputError. TREC qrels and runs take a
+as ``file:line: what is wrong (fix)`` via InputError. TREC runs take a
 fast path through pyarrow's CSV reader (single-space separated, the common
 case); anything it cannot take cleanly (tabs, runs of spaces, `#` comment lines,
 run lines with text after the tag, bad numbers, duplicates) goes through
@@ -16,13 +17,11 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from formats.arrow_jsonl import arrow_jsonl
+from formats.qrels import read_qrels
 from formats.records import Condition, Evidence, Query
 from formats.trec_lines import (
     _STR,
-    QREL_WHAT,
     RUN_WHAT,
     _arrow_trec,
     _has_duplicate_pairs,
@@ -33,8 +32,8 @@ from formats.trec_lines import (
 from vocabulary.errors import InputError
 from vocabulary.jsonlines import json_lines
 
-QREL_COLUMNS = ["query_id", "doc_id", "grade"]
 RUN_COLUMNS = ["query_id", "doc_id", "rank", "score", "tag"]
+__all__ = ["read_evidence", "read_qrels", "read_queries", "read_run", "row_line"]
 
 
 def _req_str(obj: dict[str, Any], key: str, path: Path, lineno: int, where: str = "") -> str:
@@ -122,33 +121,6 @@ def _line_of(path: Path, row_index: int) -> int:
     return data_line_of(path, row_index)
 
 
-def _arrow_jsonl_qrels(path: Path) -> pd.DataFrame | None:
-    """JSONL qrels via pyarrow when every line is clean; None sends them down the checked path."""
-    try:
-        table = arrow_jsonl(path.read_bytes())
-    except OSError:
-        return None
-    if table is None:
-        return None
-    schema = table.schema
-    if (
-        table.num_rows == 0
-        or "grade" not in schema.names
-        or "relevance" in schema.names
-        or not all(n in schema.names for n in ("query_id", "doc_id"))
-        or not pa.types.is_string(schema.field("query_id").type)
-        or not pa.types.is_string(schema.field("doc_id").type)
-        or not pa.types.is_int64(schema.field("grade").type)
-    ):
-        return None
-    cols = [table.column(n) for n in ("query_id", "doc_id", "grade")]
-    if any(c.null_count for c in cols) or pc.min(cols[2]).as_py() < 0:
-        return None
-    if _has_duplicate_pairs(cols[0], cols[1]):
-        return None
-    return pa.table(dict(zip(QREL_COLUMNS, cols, strict=True))).to_pandas()
-
-
 def _refuse_duplicate_pairs(df: pd.DataFrame, path: Path, message: str, hint: str) -> None:
     """InputError at the first repeated (query_id, doc_id); message uses {q} and {d}."""
     dup = df.duplicated(["query_id", "doc_id"], keep="first")
@@ -161,55 +133,6 @@ def _refuse_duplicate_pairs(df: pd.DataFrame, path: Path, message: str, hint: st
             line=_line_of(path, i),
             hint=hint,
         )
-
-
-def read_qrels(path: str | Path) -> pd.DataFrame:
-    """Qrels as a DataFrame (query_id, doc_id, grade); TREC `qid 0 docid grade` or JSONL."""
-    path = Path(path)
-    first = _first_nonblank(path)
-    if not first:
-        raise InputError("qrels file is empty", file=path)
-    if first.startswith("{"):
-        fast_json = _arrow_jsonl_qrels(path)
-        if fast_json is not None:
-            return fast_json
-        rows = []
-        for lineno, obj in json_lines(path):
-            qid = obj.get("query_id")
-            did = obj.get("doc_id")
-            grade = obj.get("grade", obj.get("relevance"))
-            if not isinstance(qid, str) or not isinstance(did, str):
-                raise InputError("qrel needs string query_id and doc_id", file=path, line=lineno)
-            if not isinstance(grade, int) or isinstance(grade, bool):
-                raise InputError("qrel grade must be an integer", file=path, line=lineno)
-            rows.append((qid, did, grade))
-        df = pd.DataFrame(rows, columns=QREL_COLUMNS)
-    else:
-        fast = _arrow_trec(path, [_STR, _STR, _STR, pa.int64()])
-        if (
-            fast is not None
-            and pc.min(fast.column(3)).as_py() >= 0
-            and not _has_duplicate_pairs(fast.column(0), fast.column(2))
-        ):
-            cols = {"query_id": 0, "doc_id": 2, "grade": 3}
-            return pa.table({k: fast.column(i) for k, i in cols.items()}).to_pandas()
-        rows = [
-            (p[0], p[2], int(p[3]))
-            for _, p in trec_fields(path, 4, QREL_WHAT, extra_ok=False, checks=((3, int, "grade"),))
-        ]
-        if not rows:
-            raise InputError("qrels file is empty", file=path)
-        df = pd.DataFrame(rows, columns=QREL_COLUMNS)
-    _refuse_duplicate_pairs(
-        df, path, "duplicate qrel for query {q!r} and document {d!r}",
-        "keep one grade per (query, document)",
-    )  # fmt: skip
-    neg = df["grade"] < 0
-    if neg.any():
-        i = int(neg.to_numpy().nonzero()[0][0])
-        row = df.iloc[i]
-        raise InputError(f"negative grade {row['grade']}", file=path, line=_line_of(path, i))
-    return df.reset_index(drop=True)
 
 
 def row_line(path: str | Path, row_index: int) -> int:

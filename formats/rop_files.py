@@ -166,7 +166,8 @@ def rop_from_qrels_files(
     out_dir: str | Path,
 ) -> dict[str, Any]:
     """`rop from-qrels`: read the benchmark files, build the bundle, write it all-or-nothing."""
-    from formats.readers import read_qrels, read_queries, read_run
+    from formats.qrels import read_qrels
+    from formats.readers import read_queries, read_run
     from scorers.rop.from_qrels import build_from_qrels
     from scorers.rop.witness import file_sha256
 

@@ -1,13 +1,11 @@
-"""TREC collections: topics (SGML/XML `<top>` or TSV), graded qrels, and documents
-(`<DOC><DOCNO><TEXT>` files, or JSONL).
+"""TREC collections: topics (SGML/XML `<top>` or TSV) and documents (`<DOC><DOCNO><TEXT>`
+files, or JSONL); their graded qrels are read by `formats.qrels.read_trec_qrels`.
 
 Topics: classic SGML, where `<num>`, `<title>`, `<desc>` and `<narr>` run up to the
 next tag (`<num> Number: 301`, `<desc> Description:` ...), or the same tags closed as
 XML; or TSV `qid<TAB>title[<TAB>description[<TAB>narrative]]`. The narrative becomes the
 relevance condition's rubric (requirement = narrative, note = description) unless a
-guideline gives one. Qrels: `qid iteration docno grade` (blank and `#` comment lines
-skipped, as trec_eval does), any integer grade (negative
-grades, as some TREC tracks use for spam, are simply below --relevant-from).
+guideline gives one.
 Documents: every `<DOC>` gives one one-page document: its `<DOCNO>`, and the text of
 its headline/title and `<TEXT>` sections with inner tags removed.
 """
@@ -23,10 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
-from formats.classic import Rubric, claim_qrel
-from formats.trec_lines import is_skipped
+from formats.classic import Rubric
 from vocabulary.errors import InputError
 from vocabulary.jsonread import json_loads, json_problem
 
@@ -54,7 +49,8 @@ class Topic:
         return Rubric(requirement=self.narr, note=self.desc)
 
 
-def _read_text(path: Path) -> str:
+def collection_text(path: Path) -> str:
+    """A collection file's text: gzip-compressed or not, UTF-8 or else Latin-1."""
     if not path.is_file():
         raise InputError("file not found", file=path, hint="check the path")
     raw = path.read_bytes()
@@ -88,7 +84,7 @@ def _sgml_fields(body: str) -> dict[str, str]:
 
 def read_topics(path: Path) -> list[Topic]:
     """Topics in file order; a `<top>` without `<num>` or a repeated number is an error."""
-    text = _read_text(path)
+    text = collection_text(path)
     topics: list[Topic] = []
     seen: dict[str, int] = {}
     if re.search(r"<top>", text, re.I):
@@ -142,33 +138,6 @@ def _topic(
     return Topic(qid, title, fields.get("desc", ""), fields.get("narr", ""))
 
 
-def read_graded_qrels(path: Path) -> pd.DataFrame:
-    """`qid iteration docno grade` as (query_id, doc_id, grade, line), file order."""
-    rows: list[tuple[str, str, int, int]] = []
-    seen: dict[tuple[str, str], int] = {}
-    for lineno, line in enumerate(_read_text(path).splitlines(), start=1):
-        if is_skipped(line):  # blank and `#` comment lines, as trec_eval reads qrels
-            continue
-        parts = line.split()
-        if len(parts) != 4:
-            raise InputError(
-                f"expected 4 fields (qid iteration docno grade), found {len(parts)}",
-                file=path,
-                line=lineno,
-            )
-        try:
-            grade = int(parts[3])
-        except ValueError:
-            raise InputError(
-                f"grade {parts[3]!r} is not an integer", file=path, line=lineno
-            ) from None
-        claim_qrel(seen, parts[0], parts[2], path, lineno)
-        rows.append((parts[0], parts[2], grade, lineno))
-    if not rows:
-        raise InputError("qrels file is empty", file=path)
-    return pd.DataFrame(rows, columns=["query_id", "doc_id", "grade", "line"])
-
-
 def _doc_text(body: str) -> str:
     heads = [_clean(m.group(2)) for m in _HEAD.finditer(body)]
     texts = [_clean(m.group(1)) for m in _TEXT.finditer(body)]
@@ -178,7 +147,7 @@ def _doc_text(body: str) -> str:
 
 
 def _sgml_docs(path: Path) -> Iterator[tuple[str, str, int]]:
-    text = _read_text(path)
+    text = collection_text(path)
     opened = len(re.findall(r"<DOC>", text, re.I))
     found = 0
     for m in _DOC.finditer(text):
@@ -193,7 +162,7 @@ def _sgml_docs(path: Path) -> Iterator[tuple[str, str, int]]:
 
 
 def _jsonl_docs(path: Path) -> Iterator[tuple[str, str, int]]:
-    for lineno, line in enumerate(_read_text(path).splitlines(), start=1):
+    for lineno, line in enumerate(collection_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:

@@ -18,7 +18,8 @@ import pandas as pd
 from campaign import store, store_load
 from campaign.project import Project
 from formats.classic import CONDITION_ID, ClassicBenchmark, audit_grades
-from formats.readers import read_evidence, read_qrels, read_queries, read_run, row_line
+from formats.qrels import read_qrels
+from formats.readers import read_evidence, read_queries, read_run, row_line
 from formats.records import Query
 from vocabulary.errors import InputError
 

@@ -52,40 +52,6 @@ def measure_values(
     return [m.name for m in ms], out
 
 
-def _graded_jsonl(path: Path) -> QrelRows:
-    """JSONL qrels with any integer grade: finalize writes a TREC project's -2 grades into
-    its qrels.jsonl, which the n-Clue reader (clue counts) refuses."""
-    from vocabulary.jsonlines import json_lines
-
-    rows: QrelRows = []
-    seen: set[tuple[str, str]] = set()
-    for lineno, obj in json_lines(path):
-        q, d, g = obj.get("query_id"), obj.get("doc_id"), obj.get("grade", obj.get("relevance"))
-        if not isinstance(q, str) or not isinstance(d, str):
-            raise InputError("qrel needs string query_id and doc_id", file=path, line=lineno)
-        if not isinstance(g, int) or isinstance(g, bool):
-            raise InputError("qrel grade must be an integer", file=path, line=lineno)
-        if (q, d) in seen:
-            raise InputError(f"duplicate qrel for query {q!r} and document {d!r}", file=path,
-                             line=lineno, hint="one grade per (query, document)")  # fmt: skip
-        seen.add((q, d))
-        rows.append((q, d, g))
-    return rows
-
-
-def qrels_file(path: Path) -> QrelRows:
-    from formats.any_qrels import read_any_qrels
-    from vocabulary.jsonlines import text_lines
-
-    for _lineno, line in text_lines(path, missing_hint="check the path"):
-        if line.strip():
-            if line.lstrip().startswith("{"):
-                return _graded_jsonl(path)
-            break
-    f = read_any_qrels(path)
-    return [(str(q), str(d), int(g)) for q, d, g in zip(f["query_id"], f["doc_id"], f["grade"], strict=True)]  # fmt: skip
-
-
 def project_before(project: Path) -> QrelRows:
     """A classic project's original grades (an n-Clue project's stored qrels)."""
     from services.score_trec import project_graded
@@ -157,7 +123,7 @@ def project_runs(project: Path) -> dict[str, RunRows]:
 def query_filter(queries: Path | None) -> set[str] | None:
     if queries is None:
         return None
-    from formats.any_qrels import read_query_ids
+    from formats.queries import read_query_ids
 
     return read_query_ids(queries)
 
@@ -168,7 +134,9 @@ def _qrels(
 ) -> tuple[QrelRows, str]:  # fmt: skip
     """(qrels, their source): the file when given, else the project's (`of_project`)."""
     if path is not None:
-        return qrels_file(path), str(path)
+        from formats.qrels import graded_qrels_rows
+
+        return graded_qrels_rows(path), str(path)
     if project is not None:
         return of_project(project), f"{project} ({project_note})"
     raise InputError(missing, hint=f"pass {option} FILE (or --project DIR)")

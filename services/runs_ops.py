@@ -151,7 +151,8 @@ def compose_runs(
 
 def _gold(qrels: Path, nmap: dict[str, int]) -> dict[str, set[str]]:
     """Gold documents (grade = the query's n); a grade above n names its file line."""
-    from formats.readers import read_qrels, row_line
+    from formats.qrels import read_qrels
+    from formats.readers import row_line
 
     frame = read_qrels(qrels)
     gold: dict[str, set[str]] = {}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from formats.qrels import qrels_columns
 from services.score_inputs import ScoreSource, project_qrels, store_path
 from vocabulary.errors import InputError
 from vocabulary.runspec import RunSpec, claim_run_name
@@ -20,20 +21,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from scorers.trec_measures import TrecImpact, TrecReport
-
-
-def qrels_columns(path: Path) -> Any:
-    """query_id, doc_id and grade columns of any qrels form; a clean TREC file through
-    Arrow (no pandas to import), the others through `read_any_qrels`."""
-    from formats.trec_lines import arrow_qrels
-
-    if path.is_file():
-        fast = arrow_qrels(path)
-        if fast is not None:
-            return dict(zip(("query_id", "doc_id", "grade"), fast, strict=True))
-    from formats.any_qrels import read_any_qrels
-
-    return read_any_qrels(path)
 
 
 def _trec_inputs(qrels: Path | None, project: Path | None) -> tuple[Any, str]:
@@ -63,7 +50,7 @@ def _query_filter(queries: Path | None) -> set[str] | None:
     """Ids of a BEIR queries.jsonl, TREC topics or n-Clue queries.jsonl (None = no filter)."""
     if queries is None:
         return None
-    from formats.any_qrels import read_query_ids
+    from formats.queries import read_query_ids
 
     return read_query_ids(queries)
 

@@ -101,7 +101,9 @@ def trec_eval(
     score_precision: str = "float64",
 ) -> TrecEvalReport:  # fmt: skip
     """trec_eval's evaluation of one run (its flags: -q -c -M -l -J -N -n -m)."""
-    from formats.trec_lines import arrow_qrels
+    import numpy as np
+
+    from formats.qrels import qrels_columns
     from scorers.trec_catalog import requests, resolve
     from scorers.trec_measures import Options, bind_qrels
 
@@ -113,13 +115,8 @@ def trec_eval(
         ms = [m for m in ms if m.base != "relstring"]
     # Clean files take Arrow's reader and never load pandas (a process per run, as
     # trec_eval is used, pays for every import); anything else the checked readers.
-    qcols = arrow_qrels(qrels)
-    if qcols is None:
-        from formats.any_qrels import read_any_qrels
-
-        frame = read_any_qrels(qrels)
-        qcols = (frame["query_id"], frame["doc_id"], frame["grade"].to_numpy())
-    bound = bind_qrels(*qcols)
+    cols = qrels_columns(qrels)  # Arrow's columns, or a frame: the grades as numpy either way
+    bound = bind_qrels(cols["query_id"], cols["doc_id"], np.asarray(cols["grade"]))
     opts = Options(
         level=level, complete=complete, max_docs=max_docs, judged_only=judged_only,
         num_docs=num_docs, precision=score_precision,  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 from beir.datasets.data_loader import GenericDataLoader
 
-from formats.any_qrels import read_any_qrels
+from formats.qrels import read_any_qrels
 from formats.qrels_export import beir_tsv, revised_texts, trec_qrels, trec_unwritable
 from packet_builder import beir_fast
 from tests.classic_fixture import TOPICS, make_beir, run_campaign, write_guideline

@@ -98,7 +98,7 @@ QREL_CASES = {
 
 
 def _qrels(path: Path) -> list[tuple[str, str, int]] | str:
-    from formats.readers import read_qrels
+    from formats.qrels import read_qrels
 
     try:
         df = read_qrels(path)
@@ -113,10 +113,10 @@ def _qrels(path: Path) -> list[tuple[str, str, int]] | str:
 def test_jsonl_qrels_read_as_the_checked_reader_reads_them(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from formats import readers
+    from formats import qrels
 
     path = tmp_path / "qrels.jsonl"
     path.write_bytes(QREL_CASES[name])
     fast = _qrels(path)
-    monkeypatch.setattr(readers, "_arrow_jsonl_qrels", lambda _path: None)
+    monkeypatch.setattr(qrels, "_arrow_jsonl_qrels", lambda _path: None)
     assert fast == _qrels(path)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from formats.readers import read_qrels, read_queries, read_run
+from formats.qrels import read_qrels
+from formats.readers import read_queries, read_run
 from tests.conftest import SAMPLE, cli_json, run_cli
 
 RUNS = sorted((SAMPLE / "runs").glob("*.trec"))

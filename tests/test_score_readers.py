@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from formats import readers
+from formats import qrels, readers
 from scorers.runs import bind_qrels, measure, rank_run
 from vocabulary.errors import InputError
 
@@ -16,6 +16,7 @@ from vocabulary.errors import InputError
 def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
     # Not a mock of behaviour: disables the optional fast path to get the reference parse.
     monkeypatch.setattr(readers, "_arrow_trec", lambda *a, **k: None)
+    monkeypatch.setattr(qrels, "_arrow_trec", lambda *a, **k: None)
 
 
 def _write_run(path: Path, sep: str = " ", rows: int = 500, seed: int = 0) -> None:
@@ -44,9 +45,9 @@ def test_fast_qrels_reader_equals_pandas_path(
 ) -> None:
     p = tmp_path / "q.txt"
     p.write_text("".join(f"q{i % 7} 0 d{i} {i % 4}\n" for i in range(300)))
-    fast = readers.read_qrels(p)
+    fast = qrels.read_qrels(p)
     _slow(monkeypatch)
-    pd.testing.assert_frame_equal(fast, readers.read_qrels(p))
+    pd.testing.assert_frame_equal(fast, qrels.read_qrels(p))
 
 
 def test_tabs_and_runs_of_spaces_still_read(tmp_path: Path) -> None:
@@ -56,7 +57,7 @@ def test_tabs_and_runs_of_spaces_still_read(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(readers.read_run(p), readers.read_run(t))
     q = tmp_path / "q.txt"
     q.write_text("q1  0 d1 2\nq1\t0\td2\t1\n")
-    assert readers.read_qrels(q)["grade"].tolist() == [2, 1]
+    assert qrels.read_qrels(q)["grade"].tolist() == [2, 1]
 
 
 @pytest.mark.parametrize(
@@ -72,7 +73,7 @@ def test_qrels_errors_name_the_line(tmp_path: Path, text: str, message: str) -> 
     p = tmp_path / "q.txt"
     p.write_text(text)
     with pytest.raises(InputError) as exc:
-        readers.read_qrels(p)
+        qrels.read_qrels(p)
     assert message in exc.value.render()
 
 
@@ -111,14 +112,14 @@ def test_fast_jsonl_qrels_equal_checked_path(tmp_path: Path) -> None:
     p = tmp_path / "q.jsonl"
     rows = [{"query_id": f"q{i % 5}", "doc_id": f"d{i}", "grade": i % 3} for i in range(200)]
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    fast = readers.read_qrels(p)
+    fast = qrels.read_qrels(p)
     t = tmp_path / "q.txt"
     t.write_text("".join(f"{r['query_id']} 0 {r['doc_id']} {r['grade']}\n" for r in rows))
-    pd.testing.assert_frame_equal(fast, readers.read_qrels(t))
+    pd.testing.assert_frame_equal(fast, qrels.read_qrels(t))
     # Anything unclean takes the checked path and names the line.
     p.write_text(json.dumps(rows[0]) + "\n" + json.dumps({**rows[1], "grade": 1.5}) + "\n")
     with pytest.raises(InputError, match=r"q.jsonl:2: qrel grade must be an integer"):
-        readers.read_qrels(p)
+        qrels.read_qrels(p)
     p.write_text(json.dumps(rows[0]) + "\n" + json.dumps(rows[0]) + "\n")
     with pytest.raises(InputError, match=r"q.jsonl:2: duplicate qrel"):
-        readers.read_qrels(p)
+        qrels.read_qrels(p)

@@ -94,7 +94,8 @@ def test_compare_bad_options_one_line(extra: list[str], needle: str) -> None:
 def test_sensitivity_json_matches_library() -> None:
     import numpy as np
 
-    from formats.readers import read_qrels, read_queries, read_run
+    from formats.qrels import read_qrels
+    from formats.readers import read_queries, read_run
     from scorers.runs import bind_qrels, measure, rank_run
     from scorers.runs.sensitivity import sensitivity_report
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from formats.any_qrels import read_any_qrels
-from formats.readers import read_qrels, read_run
+from formats.qrels import read_any_qrels, read_qrels, read_trec_qrels
+from formats.readers import read_run
 from formats.run_files import read_run_columns
-from formats.trec import read_graded_qrels
 from vocabulary.errors import InputError
 
 QRELS = "# comment here\n301 0 CR93E-1 0\n\n# and comment here\n301 0 CR#93E-2 1\n302 0 D1 2\n"
@@ -21,6 +21,11 @@ RUN = (
     "301 Q0 CR#93E-2 2 1.5 STD end of lines.\n"
     "302 Q0 D1 1 0.5 STD\n"
 )
+
+
+def read_graded_qrels(path: Path) -> pd.DataFrame:
+    """A TREC collection's graded qrels, as `load --trec-qrels` reads them."""
+    return read_trec_qrels(path, graded=True)
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path]:
