@@ -197,17 +197,20 @@ class TrecScoreReport:
 
 
 def score_trec(
-    *, qrels: Path | None, project: Path | None, queries: Path | None, runs: Sequence[RunSpec],
-    measures: tuple[str, ...], ties: str, per_query: bool = False,
+    *, qrels: Path | None, project: Path | None, queries: Path | None,
+    runs: Sequence[RunSpec | str], measures: tuple[str, ...], ties: str, per_query: bool = False,
     score_precision: str = "float64", flags: TrecFlags = TrecFlags(),
 ) -> TrecScoreReport:  # fmt: skip
     """trec_eval's measures on graded qrels without conditions (trec_eval 10's values;
-    `flags` its -c, -l, -J and -M)."""
+    `flags` its -c, -l, -J and -M). A run is a RunSpec or a `--run [NAME=]FILE` value."""
     from scorers.trec_measures import TrecReport
+    from vocabulary.runspec import parse_run_spec
+
+    specs = [parse_run_spec(r) if isinstance(r, str) else r for r in runs]
 
     ms = measures_of(measures)
     frame, source = _trec_inputs(qrels, project)
-    scored = trec_scores(frame, runs, ms, ties, _query_filter(queries), score_precision, flags)
+    scored = trec_scores(frame, specs, ms, ties, _query_filter(queries), score_precision, flags)
     rep = TrecReport(qrels=source, ties=ties, measures=[m.name for m in ms], runs=scored,
                      score_precision=score_precision, flags=flags.given())  # fmt: skip
     return TrecScoreReport(rep, per_query)

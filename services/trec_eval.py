@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scorers.trec_catalog import NOT_OFFERED
 from vocabulary.errors import InputError
+
+__all__ = ["NOT_OFFERED", "trec_eval"]  # NOT_OFFERED: the command's --help names them
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import click
 
 from evaudit.commands import options as opt
 from evaudit.commands.score_options import emit, path_opt, project_opt, score
-from vocabulary.runspec import parse_run_spec
 
 
 @score.command("trec")
@@ -74,7 +73,7 @@ def trec_cmd(
 
     flags = TrecFlags(complete=complete, level=level, judged_only=judged_only, max_docs=max_docs)
     rep = score_trec(
-        qrels=qrels, project=project, queries=queries, runs=[parse_run_spec(r) for r in runs],
+        qrels=qrels, project=project, queries=queries, runs=runs,
         measures=measures, ties=ties, per_query=per_query, score_precision=score_precision,
         flags=flags,
     )  # fmt: skip

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from evaudit.commands import options as opt
-from scorers.trec_catalog import NOT_OFFERED
+from services.trec_eval import NOT_OFFERED
 
 _file = click.Path(path_type=Path, dir_okay=False)
 
