@@ -102,10 +102,8 @@ BODY_WRAPPERS_LEFT = {
     "services.score:CompareReport",
     "services.score:ImpactReport",
     "services.score_reports:BodyReport",  # the base the score reports above extend
-    "services.packet_export:ExportReport",
     "services.demo:DemoReport",
     "services.responses:ImportReport",
-    "services.override:OverrideReport",
 }
 
 
