@@ -103,7 +103,6 @@ BODY_WRAPPERS_LEFT = {
     "services.score:ImpactReport",
     "services.score_reports:BodyReport",  # the base the score reports above extend
     "services.demo:DemoReport",
-    "services.responses:ImportReport",
 }
 
 
