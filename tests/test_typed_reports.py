@@ -102,7 +102,6 @@ BODY_WRAPPERS_LEFT = {
     "services.score:CompareReport",
     "services.score:ImpactReport",
     "services.score_reports:BodyReport",  # the base the score reports above extend
-    "services.demo:DemoReport",
 }
 
 
