@@ -44,8 +44,7 @@ class OverrideReport:
 
     def table(self) -> str:
         return (
-            f"recorded override {self.item_id} {self.condition_key} -> {self.answer} "
-            f"in {self.file}"
+            f"recorded override {self.item_id} {self.condition_key} -> {self.answer} in {self.file}"
         )
 
 
