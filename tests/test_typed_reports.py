@@ -92,7 +92,6 @@ NOT_YET_TYPED: dict[str, str] = {
 
 # services/ reports that still hold only the released object (`body`).
 BODY_WRAPPERS_LEFT = {
-    "services.build:BuildReport",
     "services.impact_report:ClassicImpactReport",
     "services.orbit:OrbitReport",
     "services.score:NclueReport",
