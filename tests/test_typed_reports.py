@@ -82,8 +82,6 @@ PLAIN_DATA: dict[str, str] = {
 
 # module:qualname -> the report it should become (still a dict: convert, then delete here).
 NOT_YET_TYPED: dict[str, str] = {
-    "scorers.orbit.analysis:analyze": "orbit analyze's report",
-    "scorers.orbit.decisions:replication_rules": "orbit's H1/H2a/H2b verdicts",
     "scorers.runs.impact_extra:source_slices": "score impact's source slices",
     "scorers.runs.report:nclue_report": "score nclue's report",
     "scorers.runs.report:compare_report": "score compare's report",
@@ -93,7 +91,6 @@ NOT_YET_TYPED: dict[str, str] = {
 # services/ reports that still hold only the released object (`body`).
 BODY_WRAPPERS_LEFT = {
     "services.impact_report:ClassicImpactReport",
-    "services.orbit:OrbitReport",
     "services.score:NclueReport",
     "services.score:CompareReport",
     "services.score:ImpactReport",
