@@ -90,7 +90,6 @@ NOT_YET_TYPED: dict[str, str] = {
 
 # services/ reports that still hold only the released object (`body`).
 BODY_WRAPPERS_LEFT = {
-    "services.impact_report:ClassicImpactReport",
     "services.score:NclueReport",
     "services.score:CompareReport",
     "services.score:ImpactReport",
