@@ -21,10 +21,14 @@ functions, since converted: `scorers.agreement.ratings_summary` and `two_rater_s
 `packet_builder.pool_stats.pool_stats`, `packet_builder.source_gate.page_kinds` (with
 `SourceRate.kinds` and `GateReport.overall`), `scorers.orbit.readings.delta_v_mean_interval`,
 `scorers.rop.targets.joint_counts`, `cluster_bootstrap_change` and `compare_targets`,
-`formats.rop_files.compare_targets_file`, `scorers.impact.analysis.analyse` and
-`scorers.orbit.selection.summarize_selection`; the second
+`formats.rop_files.compare_targets_file`, `scorers.impact.analysis.analyse`,
+`scorers.orbit.selection.summarize_selection`, `scorers.orbit.analysis.analyze` and
+`scorers.orbit.decisions.replication_rules`; the second
 on the body-only reports `AgreementReport`, `IntegrityReport`, `RatingsReport`,
-`RepairPlanReport`, `AdjudicationReport`, `FinalizeReport` and `rop`'s `TargetsReport`.
+`RepairPlanReport`, `AdjudicationReport`, `FinalizeReport`, `rop`'s `TargetsReport`,
+`SchemaReport` and `FromQrelsReport`, `OverrideReport`, `packet_export.ExportReport`,
+`ImportReport`, `DemoReport`, `RatersReport`, `BuildReport`, `OrbitReport` and
+`ClassicImpactReport`.
 """
 
 from __future__ import annotations
