@@ -137,7 +137,7 @@ def main() -> None:
     result: dict[str, Any] = {}
 
     def whole() -> None:
-        result.update(analyze(data, Options(bootstrap=REPLICATES, seed=1)))
+        result.update(analyze(data, Options(bootstrap=REPLICATES, seed=1)).to_json())
 
     t_analyze = best_of(1, whole)
 

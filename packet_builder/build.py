@@ -146,20 +146,46 @@ class BuildResult:
     summary: list[dict[str, object]]
     plan: PacketPlan | None = None
 
+    @property
+    def name(self) -> str:
+        return self.row.name if self.row is not None else str(self.packet["packet_id"])
+
+    @property
+    def kind(self) -> str:
+        return self.row.kind if self.row is not None else str(self.packet["kind"])
+
+    @property
+    def n_items(self) -> int:
+        return self.row.n_items if self.row is not None else len(self.packet["items"])
+
+    @property
+    def conditions(self) -> int:
+        return sum(len(it["conditions"]) for it in self.packet["items"])
+
+    @property
+    def page_contexts(self) -> int:
+        return sum(len(c["pages"]) for it in self.packet["items"] for c in it["conditions"])
+
+    @property
+    def target_selection(self) -> dict[str, Any] | None:
+        """A challenge packet's choice of targets by band (`--max-targets`), else None."""
+        sampling = self.key.get("sampling") or {}
+        selection: dict[str, Any] | None = sampling.get("target_selection")
+        return selection
+
     def to_json(self) -> dict[str, Any]:
-        conds = [c for it in self.packet["items"] for c in it["conditions"]]
         sampling = self.key.get("sampling") or {}
         head: dict[str, Any] = (
             self.row.to_json()
             if self.row is not None
-            else {"name": self.packet["packet_id"], "kind": self.packet["kind"]}
-            | {"n_items": len(self.packet["items"]), "path": None, "key_path": None}
+            else {"name": self.name, "kind": self.kind}
+            | {"n_items": self.n_items, "path": None, "key_path": None}
         )
         out = {
             **head,
             "written": self.row is not None,
-            "conditions": len(conds),
-            "page_contexts": sum(len(c["pages"]) for c in conds),
+            "conditions": self.conditions,
+            "page_contexts": self.page_contexts,
             "allocation": sampling.get("allocation"),
             "summary": self.summary,
             "size": self.plan.to_json() if self.plan else None,

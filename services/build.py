@@ -25,40 +25,39 @@ __all__ = ["Announce", "BuildReport", "BuildSpec", "PacketPlan", "build_packet"]
 
 @dataclass(frozen=True)
 class BuildReport:
-    """What was built: the registered packet row, its sizes and the sampling summary.
-    `body` is `--json` (computed once from the build's result)."""
+    """What was built: the registered packet row (None on a dry run), its sizes and the
+    sampling summary, all held by the builder's result."""
 
     result: BuildResult
-    body: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        return self.result.to_json()
 
     def rows(self) -> list[dict[str, object]]:
         """The sampling summary (one row per stratum of an initial packet; else empty)."""
         return self.result.summary
 
     def table(self) -> str:
-        b = self.body
+        res = self.result
         parts = []
         if self.rows():
             headers = list(self.rows()[0].keys())
             parts.append(table([list(r.values()) for r in self.rows()], headers))
-        if sel := b.get("target_selection"):
+        if sel := res.target_selection:
             parts.append(
                 f"targets: {sel['targets_taken']} of {sel['targets_found']} "
                 f"(--max-targets {sel['max_targets']}), by band of contrast reduction:"
             )
             cols = ["band", "targets", "taken", "reduction_max", "reduction_min"]
             parts.append(table([[r[c] for c in cols] for r in sel["bands"]], cols))
-        if not b["written"]:
-            plan = self.result.plan
+        if res.row is None:
+            plan = res.plan
             parts.append((plan.line() if plan else "") + "\n--dry-run: nothing written")
             return "\n".join(parts)
         parts.append(
-            f"built {b['name']} ({b['kind']}): {b['n_items']} items, {b['conditions']} "
-            f"conditions, {b['page_contexts']} page contexts\n"
-            f"  packet {b['path']} sha256 {b['sha256']}\n  key    {b['key_path']}"
+            f"built {res.name} ({res.kind}): {res.n_items} items, {res.conditions} "
+            f"conditions, {res.page_contexts} page contexts\n"
+            f"  packet {res.row.path} sha256 {res.row.sha256}\n  key    {res.row.key_path}"
         )
         return "\n".join(parts)
 
@@ -78,4 +77,4 @@ def build_packet(
     expected annotation time before anything is written."""
     project = project_at(project)
     result = build(project, spec, CHAIN, progress, announce, dry_run)
-    return BuildReport(result, result.to_json())
+    return BuildReport(result)

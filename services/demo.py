@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,24 +149,35 @@ def _build(
 class DemoReport:
     """`evaudit demo`: the project built, its admin password and the login URLs."""
 
-    body: dict[str, Any]
+    admin_password: str
+    admin_url: str
+    packet: str
+    urls: Mapping[str, str]  # annotator -> login URL
+    simulated: Mapping[str, int]  # annotator -> simulated saves (empty without --simulate)
+    dir: str
 
     @property
     def root(self) -> Path:
-        return Path(self.body["dir"])
+        return Path(self.dir)
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        return {
+            "admin_password": self.admin_password,
+            "admin_url": self.admin_url,
+            "packet": self.packet,
+            "urls": dict(self.urls),
+            "simulated": dict(self.simulated),
+            "dir": self.dir,
+        }
 
     def table(self) -> str:
-        info = self.body
         lines = [
-            f"demo project: {info['dir']}",
-            f"admin:        {info['admin_url']}  password: {info['admin_password']}",
-            *(f"{name:<12}  {url}" for name, url in info["urls"].items()),
+            f"demo project: {self.dir}",
+            f"admin:        {self.admin_url}  password: {self.admin_password}",
+            *(f"{name:<12}  {url}" for name, url in self.urls.items()),
         ]
-        if info["simulated"]:
-            done = ", ".join(f"{k}: {v} saves" for k, v in info["simulated"].items())
+        if self.simulated:
+            done = ", ".join(f"{k}: {v} saves" for k, v in self.simulated.items())
             lines.append(f"simulated journals: {done}")
         return "\n".join(lines)
 
@@ -179,6 +191,12 @@ def demo(
     progress: Progress = no_progress,
 ) -> DemoReport:
     """`evaudit demo` (before serving)."""
+    info = build_demo(folder, host=host, port=port, simulate=simulate, progress=progress)
     return DemoReport(
-        build_demo(folder, host=host, port=port, simulate=simulate, progress=progress)
+        admin_password=info["admin_password"],
+        admin_url=info["admin_url"],
+        packet=info["packet"],
+        urls=info["urls"],
+        simulated=info["simulated"],
+        dir=info["dir"],
     )

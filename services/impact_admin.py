@@ -49,8 +49,8 @@ def admin_impact(project: Project, measures: Sequence[str] = ("ndcg_cut_10",),
     except InputError as exc:
         return AdminImpact(None, None, f"no impact yet: {exc.render()}")
     note = (f"The same figures as `evaudit score impact --project {project.root} --run ... "
-            f"--measure {','.join(report.body['measures'])} --json` on the stored runs.")  # fmt: skip
-    return AdminImpact(report, figure_bytes(impact_figure(report.body)[0]), note)
+            f"--measure {','.join(report.measures)} --json` on the stored runs.")  # fmt: skip
+    return AdminImpact(report, figure_bytes(impact_figure(report.to_json())[0]), note)
 
 
 def run_names(project: Project) -> list[str]:

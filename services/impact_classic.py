@@ -16,6 +16,7 @@ every query the means are trec_eval's (pytrec_eval's) own.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,57 +135,42 @@ def classic_impact(
     by_measure = {
         m: analyse(
             tags, Matrices(values["before"][m], values["after"][m], in_b, in_a), pairs, settings
-        ).to_json()
+        )
         for m in names
     }
     for m in names:
         d = str(_depth(m, opts.k))
         for t in tags:
-            by_measure[m]["runs"][t]["judged_depth"] = int(d)
-            by_measure[m]["runs"][t]["judged_before"] = judged[d][t]["before"]
-            by_measure[m]["runs"][t]["judged_after"] = judged[d][t]["after"]
+            by_measure[m].runs[t]["judged_depth"] = int(d)
+            by_measure[m].runs[t]["judged_before"] = judged[d][t]["before"]
+            by_measure[m].runs[t]["judged_after"] = judged[d][t]["after"]
     influence = _influence(names[0], opts, tags, values["before"][names[0]][:, in_b],
                            [q for q in universe if q in qb], jb, ja, run_rows, retrieved)  # fmt: skip
-    body: dict[str, Any] = {
-        "kind": "classic",
-        "qrels": sources,
-        "ties": opts.ties,
-        "measures": names,
-        "k": opts.k,
-        "draws": opts.draws,
-        "bootstrap": opts.bootstrap,
-        "seed": opts.seed,
-        "alpha": opts.alpha,
-        "all_pairs": opts.all_pairs,
-        "queries": {
-            "before": len(qb),
-            "after": len(qa),
-            "removed": sorted(qb - qa),
-            "added": sorted(qa - qb),
-        },
-        "labels_changed": len(influence),
-        "by_measure": by_measure,
-        "judged": judged,
-        "influence": {"measure": names[0], "changes": influence},
-        # The means before and after, key for key as `score impact --trec-measures` gave them.
-        "trec_measures": {
-            "ties": opts.ties,
-            "measures": names,
-            "runs": {
-                t: {
-                    m: {w: by_measure[m]["runs"][t][w] for w in ("before", "after", "delta")}
-                    for m in names
-                }
-                for t in tags
-            },
-        },
-    }
-    report = ClassicImpactReport(body, top=opts.top)
+    report = ClassicImpactReport(
+        qrels=sources,
+        ties=opts.ties,
+        measures=names,
+        k=opts.k,
+        draws=opts.draws,
+        bootstrap=opts.bootstrap,
+        seed=opts.seed,
+        alpha=opts.alpha,
+        all_pairs=opts.all_pairs,
+        queries_before=len(qb),
+        queries_after=len(qa),
+        removed=sorted(qb - qa),
+        added=sorted(qa - qb),
+        by_measure=by_measure,
+        judged=judged,
+        influence_measure=names[0],
+        changes=influence,
+        top=opts.top,
+    )
     if plot is not None:
         from services.figures import impact_figure, save_figure
 
-        save_figure(impact_figure(body)[0], plot)
-        body["plot"] = str(plot)
+        save_figure(impact_figure(report.to_json())[0], plot)
+        report = dataclasses.replace(report, plot=str(plot))
     return report
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from formats.orbit_checks import InputChecks, has_check_columns, read_input_checks
 from formats.orbit_table import load_orbit_data
-from scorers.orbit.analysis import Options
+from scorers.orbit.analysis import Options, OrbitAnalysis
 from scorers.orbit.analysis import analyze as run_analysis
 from scorers.orbit.decisions import Thresholds
 from scorers.orbit.report import render_report
@@ -89,17 +89,22 @@ def checks_text(checks: InputChecks, sections: Sequence[str] = (DIAGNOSTICS, COV
 @dataclass(frozen=True)
 class OrbitReport:
     """`orbit analyze`: the four questions, plus the input checks when the table has their
-    columns. `body` is `--json` (with `generation_diagnostics` and `coverage`, null when
-    the table has no check column)."""
+    columns (`--json` then has `generation_diagnostics` and `coverage`, null when the table
+    has no check column)."""
 
-    body: dict[str, Any]
+    analysis: OrbitAnalysis
     checks: InputChecks | None
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        out = self.analysis.to_json()
+        if self.checks is not None:
+            out.update(self.checks.to_json())
+        else:
+            out.update({"generation_diagnostics": None, "coverage": None})
+        return out
 
     def table(self) -> str:
-        text = render_report(self.body)
+        text = render_report(self.to_json())
         if self.checks is not None:
             text += "\n5. Input checks\n" + checks_text(self.checks)
         return text
@@ -154,9 +159,6 @@ def orbit_analyze(
         checks = read_input_checks(
             table_file, positive=positive, rankers=(base, variant), required=coverage_required
         )
-        result.update(checks.to_json())
-    else:
-        result.update({"generation_diagnostics": None, "coverage": None})
     return OrbitReport(result, checks)
 
 

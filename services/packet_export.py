@@ -16,16 +16,27 @@ from services.projects import ProjectRef, project_at
 
 @dataclass(frozen=True)
 class ExportReport:
-    """What was written: `body` is the released `--json` object."""
+    """What was written: the packet, its format and file, and the hashes of both."""
 
-    body: dict[str, Any]
+    packet: str
+    format: str  # json | html
+    out: str
+    sha256: str  # the packet's own hash (as registered)
+    bytes: int
+    file_sha256: str  # the written file's hash
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        return {
+            "packet": self.packet,
+            "format": self.format,
+            "out": self.out,
+            "sha256": self.sha256,
+            "bytes": self.bytes,
+            "file_sha256": self.file_sha256,
+        }
 
     def table(self) -> str:
-        b = self.body
-        return f"wrote {b['out']} ({b['format']}, packet sha256 {b['sha256']})"
+        return f"wrote {self.out} ({self.format}, packet sha256 {self.sha256})"
 
 
 def export_packet(
@@ -33,4 +44,12 @@ def export_packet(
     annotator: str | None = None, html_builder: HtmlBuilder | None = None,
 ) -> ExportReport:  # fmt: skip
     """Write packet `name` to `out` (html: for `annotator`, checked for key values first)."""
-    return ExportReport(export(project_at(project), name, out, fmt, annotator, html_builder))
+    done = export(project_at(project), name, out, fmt, annotator, html_builder)
+    return ExportReport(
+        packet=done["packet"],
+        format=done["format"],
+        out=done["out"],
+        sha256=done["sha256"],
+        bytes=done["bytes"],
+        file_sha256=done["file_sha256"],
+    )

@@ -10,8 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from audit_chain.campaign_io import load_packet_info, load_streams
-from audit_chain.rater_choice import check_journals, describe_raters, parse_raters, pick_raters
+from audit_chain.campaign_io import StreamStatus, load_packet_info, load_streams
+from audit_chain.rater_choice import (
+    RaterChoice,
+    check_journals,
+    describe_raters,
+    parse_raters,
+    pick_raters,
+)
 from campaign.project import Project
 from campaign.raters import BY_COMMAND, store_raters, stored_raters
 from services.projects import ProjectRef, project_at
@@ -22,71 +28,108 @@ _COLUMNS = ("stream", "complete", "items complete", "items saved", "chosen", "no
 
 
 @dataclass(frozen=True)
-class RatersReport:
-    """The streams of one packet and its rater choice. `body` is the `--json` object."""
+class StreamRow:
+    """One response stream of the packet: its progress, whether the choice holds it, and the
+    stream it duplicates (collapsed into that one)."""
 
-    body: dict[str, Any]
+    status: StreamStatus
+    chosen: bool
+    identical_to: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        return {**self.status.to_json(), "chosen": self.chosen, "identical_to": self.identical_to}
+
+
+@dataclass(frozen=True)
+class RatersReport:
+    """The streams of one packet and its rater choice (None: no choice yet, `note` says why)."""
+
+    packet_id: str
+    kind: str
+    choice: RaterChoice | None
+    note: str | None  # why there are no raters yet (None when there is a choice)
+    streams: tuple[StreamRow, ...]  # by stream name
+    duplicate_streams: tuple[tuple[str, ...], ...]  # identical streams, the kept one first
+    replaced: tuple[str, ...] | None = None  # the earlier stored choice `raters NAMES` replaced
+
+    @property
+    def raters(self) -> list[str] | None:
+        return self.choice.names if self.choice is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"packet_id": self.packet_id, "kind": self.kind}
+        if self.choice is not None:
+            out.update(self.choice.to_json())
+        else:
+            out.update({"raters": None, "raters_chosen_by": None, "raters_stored": None})
+        out["note"] = self.note
+        out["streams"] = [s.to_json() for s in self.streams]
+        out["duplicate_streams"] = [list(g) for g in self.duplicate_streams]
+        if self.replaced is not None:
+            out["replaced"] = list(self.replaced)
+        return out
 
     def rows(self) -> list[dict[str, Any]]:
         return [
             {
-                "stream": s["stream"],
-                "complete": "yes" if s["complete"] else "no",
-                "items complete": f"{s['items_complete']} of {s['items']}",
-                "items saved": s["items_saved"],
-                "chosen": "yes" if s["chosen"] else "",
-                "note": f"identical to {s['identical_to']}" if s.get("identical_to") else "",
+                "stream": s.status.name,
+                "complete": "yes" if s.status.is_complete else "no",
+                "items complete": f"{s.status.complete} of {s.status.items}",
+                "items saved": s.status.saved,
+                "chosen": "yes" if s.chosen else "",
+                "note": f"identical to {s.identical_to}" if s.identical_to else "",
             }
-            for s in self.body["streams"]
+            for s in self.streams
         ]
 
     def table(self) -> str:
-        out = self.body
-        parts = [f"packet {out['packet_id']} ({out['kind']}): {len(out['streams'])} stream(s)"]
-        if out["streams"]:
+        parts = [f"packet {self.packet_id} ({self.kind}): {len(self.streams)} stream(s)"]
+        if self.streams:
             parts.append(table([[r[c] for c in _COLUMNS] for r in self.rows()], list(_COLUMNS)))
-        if out.get("replaced"):
-            parts.append(f"replaced the earlier choice: {', '.join(out['replaced'])}")
-        if out["raters"]:
-            parts.append(describe_raters({**out, "streams_left_out": [], "duplicate_streams": []}))
+        if self.replaced:
+            parts.append(f"replaced the earlier choice: {', '.join(self.replaced)}")
+        if self.choice is not None and self.choice.names:
+            # the table above already shows who is left out and which streams are identical
+            line = {**self.choice.to_json(), "streams_left_out": [], "duplicate_streams": []}
+            parts.append(describe_raters(line))
         else:
-            parts.append(f"no raters yet: {out['note']}")
+            parts.append(f"no raters yet: {self.note}")
         return "\n".join(parts)
 
 
-def _body(project: Project, packet_name: str, remember: bool) -> dict[str, Any]:
+def _report(
+    project: Project, packet_name: str, remember: bool, replaced: list[str] | None = None
+) -> RatersReport:
     packet = load_packet_info(project, packet_name)
     streams = load_streams(project, packet)
     dup_of = {n: g[0] for g in streams.duplicates for n in g[1:]}
-    out: dict[str, Any] = {"packet_id": packet_name, "kind": packet.kind}
+    choice: RaterChoice | None
     try:
         choice = pick_raters(project, packet, streams, None, remember=remember)
-        out.update(choice.to_json())
-        out["note"] = None
+        note = None
     except InputError as exc:
-        out.update({"raters": None, "raters_chosen_by": None, "raters_stored": None})
-        out["note"] = exc.render()
-    chosen = set(out["raters"] or [])
-    out["streams"] = [
-        {
-            **streams.status[name].to_json(),
-            "chosen": name in chosen,
-            "identical_to": dup_of.get(name),
-        }
+        choice, note = None, exc.render()
+    chosen = set(choice.names if choice is not None else [])
+    rows = tuple(
+        StreamRow(streams.status[name], name in chosen, dup_of.get(name))
         for name in sorted(streams.status)
-    ]
-    out["duplicate_streams"] = streams.duplicates
-    return out
+    )
+    return RatersReport(
+        packet_id=packet_name,
+        kind=packet.kind,
+        choice=choice,
+        note=note,
+        streams=rows,
+        duplicate_streams=tuple(tuple(g) for g in streams.duplicates),
+        replaced=tuple(replaced) if replaced is not None else None,
+    )
 
 
 def show_raters(project: ProjectRef, packet_name: str) -> RatersReport:
     """Every stream with its progress, and the raters the chain uses (nothing is written:
     an initial packet's two complete streams are stored by the first command that uses them)."""
     project = project_at(project)
-    return RatersReport(_body(project, packet_name, remember=False))
+    return _report(project, packet_name, remember=False)
 
 
 def choose_raters(project: ProjectRef, packet_name: str, names_text: str) -> RatersReport:
@@ -105,10 +148,8 @@ def choose_raters(project: ProjectRef, packet_name: str, names_text: str) -> Rat
         )
     before = stored_raters(project, packet_name, packet.sha256)
     store_raters(project, packet_name, packet.sha256, names, BY_COMMAND)
-    out = _body(project, packet_name, remember=False)
-    if before is not None and list(before.raters) != names:
-        out["replaced"] = list(before.raters)
-    return RatersReport(out)
+    replaced = list(before.raters) if before is not None and list(before.raters) != names else None
+    return _report(project, packet_name, remember=False, replaced=replaced)
 
 
 def raters(project: ProjectRef, packet_name: str, names_text: str | None) -> RatersReport:

@@ -226,24 +226,49 @@ def import_responses(project: Project, path: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """`responses import`: what was appended. `body` is the `--json` object."""
+    """`responses import`: what was appended to which journal."""
 
-    body: dict[str, Any]
+    packet_id: str
+    annotator: str
+    items_in_file: int
+    imported: int  # items appended (new or changed)
+    unchanged: int  # items equal to the journal's latest line, not appended
+    complete: int  # the journal's complete items after the import
+    total: int  # the packet's items
+    journal: str
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        return {
+            "packet_id": self.packet_id,
+            "annotator": self.annotator,
+            "items_in_file": self.items_in_file,
+            "imported": self.imported,
+            "unchanged": self.unchanged,
+            "complete": self.complete,
+            "total": self.total,
+            "journal": self.journal,
+        }
 
     def table(self) -> str:
-        b = self.body
         return (
-            f"{b['annotator']} on {b['packet_id']}: {b['imported']} items appended, "
-            f"{b['unchanged']} unchanged; {b['complete']}/{b['total']} complete"
+            f"{self.annotator} on {self.packet_id}: {self.imported} items appended, "
+            f"{self.unchanged} unchanged; {self.complete}/{self.total} complete"
         )
 
 
 def responses_import(project: Project | Path, path: Path) -> ImportReport:
     """`evaudit responses import`: validate the file fully, then append it."""
-    return ImportReport(import_responses(as_project(project), path))
+    done = import_responses(as_project(project), path)
+    return ImportReport(
+        packet_id=done["packet_id"],
+        annotator=done["annotator"],
+        items_in_file=done["items_in_file"],
+        imported=done["imported"],
+        unchanged=done["unchanged"],
+        complete=done["complete"],
+        total=done["total"],
+        journal=done["journal"],
+    )
 
 
 @dataclass(frozen=True)

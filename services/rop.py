@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -155,15 +155,16 @@ def validate(declaration: str | Path) -> ValidateReport:
 
 @dataclass(frozen=True)
 class SchemaReport:
-    """`rop schema`: the shipped JSON Schema of a v1 declaration (printed indented)."""
+    """`rop schema`: the shipped JSON Schema of a v1 declaration (printed indented). The
+    schema is a document, not figures, so the report holds it whole."""
 
-    body: dict[str, Any]
+    schema: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        return self.schema
 
     def table(self) -> str:
-        return json.dumps(self.body, indent=2)
+        return json.dumps(self.schema, indent=2)
 
 
 def schema() -> SchemaReport:
@@ -239,19 +240,37 @@ _FROM_QRELS_LISTS = (
 
 @dataclass(frozen=True)
 class FromQrelsReport:
-    """`rop from-qrels`: what was written and which queries did not fit. `body` is
-    `--json`."""
+    """`rop from-qrels`: what was written and which queries did not fit."""
 
-    body: dict[str, Any]
+    queries: int  # the declaration's population
+    records: int
     cutoff: int
+    queries_without_gold: tuple[str, ...]
+    queries_missing_from_run: tuple[str, ...]
+    run_queries_not_in_queries: tuple[str, ...]
+    files: Mapping[str, str]  # file name -> SHA-256 of what was written
+    out_dir: str
+    declaration: str  # the declaration.json written
 
     def to_json(self) -> dict[str, Any]:
-        return self.body
+        return {
+            "queries": self.queries,
+            "records": self.records,
+            "cutoff": self.cutoff,
+            "queries_without_gold": list(self.queries_without_gold),
+            "queries_missing_from_run": list(self.queries_missing_from_run),
+            "run_queries_not_in_queries": list(self.run_queries_not_in_queries),
+            "files": dict(self.files),
+            "out_dir": self.out_dir,
+            "declaration": self.declaration,
+        }
 
     def table(self) -> str:
-        b = self.body
-        lines = [f"wrote {b['declaration']} ({b['queries']} queries, k={self.cutoff})"]
-        lines += [list_line(label.replace("_", " "), b[label]) for label in _FROM_QRELS_LISTS]
+        lines = [f"wrote {self.declaration} ({self.queries} queries, k={self.cutoff})"]
+        lines += [
+            list_line(label.replace("_", " "), list(getattr(self, label)))
+            for label in _FROM_QRELS_LISTS
+        ]
         return "\n".join(lines)
 
 
@@ -260,4 +279,14 @@ def from_qrels(
 ) -> FromQrelsReport:
     """Write a hard-mode declaration bundle to `out_dir` (all or nothing)."""
     summary = rop_from_qrels_files(queries, qrels, run, cutoff=cutoff, out_dir=out_dir)
-    return FromQrelsReport(summary, cutoff)
+    return FromQrelsReport(
+        queries=summary["queries"],
+        records=summary["records"],
+        cutoff=summary["cutoff"],
+        queries_without_gold=tuple(summary["queries_without_gold"]),
+        queries_missing_from_run=tuple(summary["queries_missing_from_run"]),
+        run_queries_not_in_queries=tuple(summary["run_queries_not_in_queries"]),
+        files=summary["files"],
+        out_dir=summary["out_dir"],
+        declaration=summary["declaration"],
+    )

@@ -131,7 +131,7 @@ def test_admin_impact_from_the_stored_runs(audited: dict[str, Any]) -> None:
     assert view.report is not None and view.png is not None and view.png[:4] == b"\x89PNG"
     rep = cli_json("score", "impact", "--project", audited["dir"],
                    *[x for r in audited["runs"] for x in ("--run", r)])  # fmt: skip
-    assert view.report.influence_rows() == ClassicImpactReport(rep).influence_rows()
+    assert view.report.influence_rows() == ClassicImpactReport.from_json(rep).influence_rows()
     assert len(view.report.influence_rows()) == rep["labels_changed"] > 0
     assert _strip(view.report.to_json()) == _strip(rep)
 

@@ -56,14 +56,14 @@ def test_h2b_can_hold_with_four_confirmatory_environments() -> None:
         higher_order_negligible=True, first_order_signs_replicated=True, heldout_error_below=True
     )
     envs = [summary("F" if i < 2 else "R", f"r{i}", **ok) for i in range(4)]
-    rules = replication_rules(envs, Thresholds())
+    rules = replication_rules(envs, Thresholds()).to_json()
     assert rules["H2b"]["holds"] is True
     assert rules["H2b"]["required"]["higher_order_negligible"] == 4
     envs[0]["decisions"]["first_order_signs_replicated"] = False
-    assert replication_rules(envs, Thresholds())["H2b"]["holds"] is True  # 3 of 4 signs
+    assert replication_rules(envs, Thresholds()).to_json()["H2b"]["holds"] is True  # 3 of 4 signs
     envs[0]["decisions"]["higher_order_negligible"] = False
-    assert replication_rules(envs, Thresholds())["H2b"]["holds"] is False  # needs 4 of 4
-    assert replication_rules(envs, Thresholds(h2b_negligible=3))["H2b"]["holds"] is True
+    assert replication_rules(envs, Thresholds()).to_json()["H2b"]["holds"] is False  # needs 4 of 4
+    assert replication_rules(envs, Thresholds(h2b_negligible=3)).to_json()["H2b"]["holds"] is True
 
 
 def test_analyze_reports_both_intervals_and_the_scaled_rule() -> None:

@@ -151,17 +151,19 @@ def test_h1_needs_three_environments_two_datasets_two_families() -> None:
     t = Thresholds()
     one_dataset = [summary("F", r, material_variation=True) for r in ("a", "b", "c")]
     one_dataset.append(summary("R", "a"))
-    assert replication_rules(one_dataset, t)["H1"]["holds"] is False
+    assert replication_rules(one_dataset, t).to_json()["H1"]["holds"] is False
     one_family = [summary(d, "a", material_variation=True) for d in ("F", "R", "S")]
-    assert replication_rules(one_family, t)["H1"]["holds"] is False
+    assert replication_rules(one_family, t).to_json()["H1"]["holds"] is False
     good = [
         summary("F", "a", material_variation=True, higher_order_material=True),
         summary("F", "b", material_variation=True, higher_order_material=True),
         summary("R", "a", material_variation=True),
     ]
-    rules = replication_rules(good, t)
+    rules = replication_rules(good, t).to_json()
     assert rules["H1"]["holds"] is True and rules["H2a"]["holds"] is True
-    assert replication_rules(good, Thresholds(h2a_environments=3))["H2a"]["holds"] is False
+    assert (
+        replication_rules(good, Thresholds(h2a_environments=3)).to_json()["H2a"]["holds"] is False
+    )
 
 
 def test_h2b_needs_negligible_high_order_signs_and_heldout_error_everywhere() -> None:
@@ -170,8 +172,8 @@ def test_h2b_needs_negligible_high_order_signs_and_heldout_error_everywhere() ->
         higher_order_negligible=True, first_order_signs_replicated=True, heldout_error_below=True
     )
     envs = [summary("F" if i < 3 else "R", f"r{i}", **ok) for i in range(6)]
-    assert replication_rules(envs, t)["H2b"]["holds"] is True
+    assert replication_rules(envs, t).to_json()["H2b"]["holds"] is True
     envs[0]["decisions"]["higher_order_negligible"] = False
-    assert replication_rules(envs, t)["H2b"]["holds"] is True  # 5 of 6 suffice
+    assert replication_rules(envs, t).to_json()["H2b"]["holds"] is True  # 5 of 6 suffice
     envs[5]["decisions"]["heldout_error_below"] = False
-    assert replication_rules(envs, t)["H2b"]["holds"] is False  # must hold in all
+    assert replication_rules(envs, t).to_json()["H2b"]["holds"] is False  # must hold in all

@@ -22,12 +22,15 @@ functions, since converted: `scorers.agreement.ratings_summary` and `two_rater_s
 `SourceRate.kinds` and `GateReport.overall`), `scorers.orbit.readings.delta_v_mean_interval`,
 `scorers.rop.targets.joint_counts`, `cluster_bootstrap_change` and `compare_targets`,
 `formats.rop_files.compare_targets_file`, `scorers.impact.analysis.analyse`,
-`scorers.orbit.selection.summarize_selection`, `scorers.runs.report.nclue_report`,
+`scorers.orbit.selection.summarize_selection`, `scorers.orbit.analysis.analyze`,
+`scorers.orbit.decisions.replication_rules`, `scorers.runs.report.nclue_report`,
 `compare_report`, `impact_report` and `scorers.runs.impact_extra.source_slices`; the second
 on the body-only reports `AgreementReport`, `IntegrityReport`, `RatingsReport`,
-`RepairPlanReport`, `AdjudicationReport`, `FinalizeReport`, `rop`'s `TargetsReport` and
-`score nclue | compare | impact`'s `NclueReport`, `CompareReport` and `ImpactReport` (with
-their base, `services.score_reports.BodyReport`, since removed).
+`RepairPlanReport`, `AdjudicationReport`, `FinalizeReport`, `rop`'s `TargetsReport`,
+`SchemaReport` and `FromQrelsReport`, `OverrideReport`, `packet_export.ExportReport`,
+`ImportReport`, `DemoReport`, `RatersReport`, `BuildReport`, `OrbitReport`,
+`ClassicImpactReport` and `score nclue | compare | impact`'s `NclueReport`, `CompareReport`
+and `ImpactReport` (with their base, `services.score_reports.BodyReport`, since removed).
 """
 
 from __future__ import annotations
@@ -85,24 +88,10 @@ PLAIN_DATA: dict[str, str] = {
 }
 
 # module:qualname -> the report it should become (still a dict: convert, then delete here).
-NOT_YET_TYPED: dict[str, str] = {
-    "scorers.orbit.analysis:analyze": "orbit analyze's report",
-    "scorers.orbit.decisions:replication_rules": "orbit's H1/H2a/H2b verdicts",
-}
+NOT_YET_TYPED: dict[str, str] = {}
 
 # services/ reports that still hold only the released object (`body`).
-BODY_WRAPPERS_LEFT = {
-    "services.build:BuildReport",
-    "services.impact_report:ClassicImpactReport",
-    "services.orbit:OrbitReport",
-    "services.raters:RatersReport",
-    "services.rop:SchemaReport",
-    "services.rop:FromQrelsReport",
-    "services.packet_export:ExportReport",
-    "services.demo:DemoReport",
-    "services.responses:ImportReport",
-    "services.override:OverrideReport",
-}
+BODY_WRAPPERS_LEFT: set[str] = set()
 
 
 def _modules() -> Iterator[tuple[str, ast.Module]]:

@@ -1,5 +1,5 @@
 """The whole finite-orbit audit: point effects, shared bootstrap, simultaneous families,
-R-norm bounds, decisions, replication rules and the selector comparison, as one dict."""
+R-norm bounds, decisions, replication rules and the selector comparison (`OrbitAnalysis`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from scorers.orbit.bootstrap import (
 )
 from scorers.orbit.decisions import (
     OBJECTS,
+    Replication,
     Thresholds,
     determined_signs,
     replicated_first_order,
@@ -91,7 +92,52 @@ def _pair(lo: float, hi: float) -> list[float]:
     return [float(lo), float(hi)]
 
 
-def analyze(data: OrbitData, opt: Options, progress: Progress = no_progress) -> dict[str, Any]:
+@dataclass(frozen=True)
+class OrbitAnalysis:
+    """The whole audit: its options, the simultaneous families, one summary per environment
+    (in its JSON shape: nested figures keyed by interface and Walsh subset), the replication
+    verdicts and the rows the table lost."""
+
+    base: str
+    variant: str
+    bootstrap: int
+    seed: int
+    level: float
+    splits: int
+    validation_fraction: float
+    canonical: str
+    thresholds: Thresholds
+    confirmatory: list[str]
+    families: dict[str, Any]  # coefficients / g_cells -> group -> its max-t family
+    environments: list[dict[str, Any]]
+    replication: Replication
+    ignored_other_rankers: int
+    dropped: list[dict[str, Any]]  # the incomplete claims dropped (--drop-incomplete)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "base": self.base,
+            "variant": self.variant,
+            "bootstrap": self.bootstrap,
+            "seed": self.seed,
+            "level": self.level,
+            "splits": self.splits,
+            "validation_fraction": self.validation_fraction,
+            "canonical": self.canonical,
+            "thresholds": self.thresholds.as_dict(),
+            "confirmatory": self.confirmatory,
+            "families": self.families,
+            "environments": self.environments,
+            "replication": self.replication.to_json(),
+            "rows": {
+                "ignored_other_rankers": self.ignored_other_rankers,
+                "dropped_claims": len(self.dropped),
+                "dropped": self.dropped,
+            },
+        }
+
+
+def analyze(data: OrbitData, opt: Options, progress: Progress = no_progress) -> OrbitAnalysis:
     """Run the audit; every random draw comes from ``opt.seed`` (same seed, same output)."""
     confirmatory = _check_options(data, opt)
     t = opt.thresholds
@@ -248,26 +294,23 @@ def analyze(data: OrbitData, opt: Options, progress: Progress = no_progress) -> 
         replicated = replicated_first_order([first_signs[i] for i in members])
         for member, ok in zip(members, replicated, strict=True):
             summaries[member]["decisions"]["first_order_signs_replicated"] = ok
-    return {
-        "base": data.base,
-        "variant": data.variant,
-        "bootstrap": opt.bootstrap,
-        "seed": opt.seed,
-        "level": opt.level,
-        "splits": opt.splits,
-        "validation_fraction": opt.validation_fraction,
-        "canonical": opt.canonical,
-        "thresholds": t.as_dict(),
-        "confirmatory": confirmatory,
-        "families": families,
-        "environments": summaries,
-        "replication": replication_rules([s for s in summaries if s["confirmatory"]], t),
-        "rows": {
-            "ignored_other_rankers": data.ignored_rows,
-            "dropped_claims": len(data.dropped),
-            "dropped": data.dropped,
-        },
-    }
+    return OrbitAnalysis(
+        base=data.base,
+        variant=data.variant,
+        bootstrap=opt.bootstrap,
+        seed=opt.seed,
+        level=opt.level,
+        splits=opt.splits,
+        validation_fraction=opt.validation_fraction,
+        canonical=opt.canonical,
+        thresholds=t,
+        confirmatory=confirmatory,
+        families=families,
+        environments=summaries,
+        replication=replication_rules([s for s in summaries if s["confirmatory"]], t),
+        ignored_other_rankers=data.ignored_rows,
+        dropped=data.dropped,
+    )
 
 
 def _family_info(fam: dict[str, Any], size: int, envs: list[Any], mask: Any) -> dict[str, Any]:

@@ -78,7 +78,96 @@ def replicated_first_order(signs: Sequence[NDArray[np.int64]]) -> list[bool]:
     return out
 
 
-def replication_rules(envs: list[dict[str, Any]], t: Thresholds) -> dict[str, Any]:
+@dataclass(frozen=True)
+class H1Rule:
+    """H1: material interface variation in enough environments, datasets and reader families."""
+
+    holds: bool
+    material_environments: list[str]
+    datasets: list[str]
+    reader_families: list[str]
+    required_environments: int
+    required_datasets: int  # capped at the number of confirmatory datasets
+    required_families: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "holds": self.holds,
+            "material_environments": self.material_environments,
+            "datasets": self.datasets,
+            "reader_families": self.reader_families,
+            "required": {
+                "environments": self.required_environments,
+                "datasets": self.required_datasets,
+                "reader_families": self.required_families,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class H2aRule:
+    """H2a: given H1, higher-order interactions are material in enough environments."""
+
+    holds: bool
+    evaluated: bool  # only when H1 holds
+    higher_order_material: list[str]
+    required_environments: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "holds": self.holds,
+            "evaluated": self.evaluated,
+            "higher_order_material": self.higher_order_material,
+            "required": {"environments": self.required_environments},
+        }
+
+
+@dataclass(frozen=True)
+class H2bRule:
+    """H2b: higher order negligible and first-order signs replicated in enough environments,
+    with the held-out error below the threshold in every one."""
+
+    holds: bool
+    higher_order_negligible: list[str]
+    first_order_signs_replicated: list[str]
+    heldout_error_below: list[str]
+    required_negligible: int
+    required_signs: int
+    required_error_below: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "holds": self.holds,
+            "higher_order_negligible": self.higher_order_negligible,
+            "first_order_signs_replicated": self.first_order_signs_replicated,
+            "heldout_error_below": self.heldout_error_below,
+            "required": {
+                "higher_order_negligible": self.required_negligible,
+                "first_order_signs_replicated": self.required_signs,
+                "heldout_error_below": self.required_error_below,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Replication:
+    """The three replication verdicts over the confirmatory environments."""
+
+    environments: list[str]
+    h1: H1Rule
+    h2a: H2aRule
+    h2b: H2bRule
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "environments": self.environments,
+            "H1": self.h1.to_json(),
+            "H2a": self.h2a.to_json(),
+            "H2b": self.h2b.to_json(),
+        }
+
+
+def replication_rules(envs: list[dict[str, Any]], t: Thresholds) -> Replication:
     """H1, H2a and H2b over the confirmatory environments (``envs`` are their summaries)."""
     names = [e["environment"] for e in envs]
     material = [e for e in envs if e["decisions"]["material_variation"]]
@@ -101,34 +190,30 @@ def replication_rules(envs: list[dict[str, Any]], t: Thresholds) -> dict[str, An
         and len(envs) > 0
         and len(err_ok) == len(envs)
     )
-    return {
-        "environments": names,
-        "H1": {
-            "holds": bool(h1),
-            "material_environments": [e["environment"] for e in material],
-            "datasets": sorted(datasets),
-            "reader_families": sorted(families),
-            "required": {
-                "environments": t.h1_environments,
-                "datasets": need_ds,
-                "reader_families": t.h1_families,
-            },
-        },
-        "H2a": {
-            "holds": bool(h1 and len(high) >= t.h2a_environments),
-            "evaluated": bool(h1),
-            "higher_order_material": high,
-            "required": {"environments": t.h2a_environments},
-        },
-        "H2b": {
-            "holds": bool(h2b),
-            "higher_order_negligible": negligible,
-            "first_order_signs_replicated": signs,
-            "heldout_error_below": err_ok,
-            "required": {
-                "higher_order_negligible": need_neg,
-                "first_order_signs_replicated": need_signs,
-                "heldout_error_below": len(envs),
-            },
-        },
-    }
+    return Replication(
+        environments=names,
+        h1=H1Rule(
+            holds=bool(h1),
+            material_environments=[e["environment"] for e in material],
+            datasets=sorted(datasets),
+            reader_families=sorted(families),
+            required_environments=t.h1_environments,
+            required_datasets=need_ds,
+            required_families=t.h1_families,
+        ),
+        h2a=H2aRule(
+            holds=bool(h1 and len(high) >= t.h2a_environments),
+            evaluated=bool(h1),
+            higher_order_material=high,
+            required_environments=t.h2a_environments,
+        ),
+        h2b=H2bRule(
+            holds=bool(h2b),
+            higher_order_negligible=negligible,
+            first_order_signs_replicated=signs,
+            heldout_error_below=err_ok,
+            required_negligible=need_neg,
+            required_signs=need_signs,
+            required_error_below=len(envs),
+        ),
+    )
