@@ -15,7 +15,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import html
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from pathlib import Path
 
 from formats.classic import Rubric
 from vocabulary.errors import InputError
-from vocabulary.jsonread import json_loads, json_problem
+from vocabulary.jsonlines import json_objects
 
 _TOP = re.compile(r"<top>(.*?)</top>", re.I | re.S)
 _FIELD = re.compile(r"<(num|title|desc|narr)>", re.I)
@@ -162,16 +161,9 @@ def _sgml_docs(path: Path) -> Iterator[tuple[str, str, int]]:
 
 
 def _jsonl_docs(path: Path) -> Iterator[tuple[str, str, int]]:
-    for lineno, line in enumerate(collection_text(path).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json_loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"malformed JSON ({json_problem(exc)})", file=path, line=lineno
-            ) from exc
-        doc_id = obj.get("docno", obj.get("doc_id")) if isinstance(obj, dict) else None
+    lines = enumerate(collection_text(path).splitlines(), start=1)
+    for lineno, obj in json_objects(lines, path, json_hint=None):
+        doc_id = obj.get("docno", obj.get("doc_id"))
         if not isinstance(doc_id, str) or not doc_id.strip():
             raise InputError("missing string 'docno' (or 'doc_id')", file=path, line=lineno)
         body, title = obj.get("text"), obj.get("title") or ""

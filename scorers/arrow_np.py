@@ -13,29 +13,22 @@ objects. Building arrays with `Array.from_buffers` and reading them back with
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 try:  # the kernels without pyarrow.compute's wrappers; the same objects it exports
-    from pyarrow._compute import (
-        JoinOptions,
-        MatchSubstringOptions,
-        ScalarAggregateOptions,
-        SetLookupOptions,
-        SortOptions,
-        call_function,
-    )
+    _kernels = importlib.import_module("pyarrow._compute")
 except ImportError:  # pragma: no cover - a pyarrow that moved its private module
-    from pyarrow.compute import (
-        JoinOptions,
-        MatchSubstringOptions,
-        ScalarAggregateOptions,
-        SetLookupOptions,
-        SortOptions,
-        call_function,
-    )
+    _kernels = importlib.import_module("pyarrow.compute")
+JoinOptions = _kernels.JoinOptions
+MatchSubstringOptions = _kernels.MatchSubstringOptions
+ScalarAggregateOptions = _kernels.ScalarAggregateOptions
+SetLookupOptions = _kernels.SetLookupOptions
+SortOptions = _kernels.SortOptions
+call_function = _kernels.call_function
 
 
 def flat(arr: pa.Array | pa.ChunkedArray) -> pa.Array:

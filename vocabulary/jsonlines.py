@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,23 @@ def json_lines(
     """(line number, object) for each non-blank line; the first bad line raises.
     `bad_line` and `not_object` word the two errors for the file's own kind of line
     (the override log says "bad override line")."""
-    for lineno, line in text_lines(path, missing_hint=missing_hint):
+    yield from json_objects(
+        text_lines(path, missing_hint=missing_hint), path,
+        json_hint=json_hint, bad_line=bad_line, not_object=not_object,
+    )  # fmt: skip
+
+
+def json_objects(
+    lines: Iterable[tuple[int, str]],
+    path: Path,
+    *,
+    json_hint: str | None = "one JSON object per line",
+    bad_line: str = "malformed JSON",
+    not_object: str = "expected a JSON object",
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`json_lines` over (line number, line) pairs read some other way (a gzip or Latin-1
+    TREC collection); `path` names the file in errors."""
+    for lineno, line in lines:
         if not line.strip():
             continue
         try:
