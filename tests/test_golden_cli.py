@@ -4,7 +4,8 @@ Issue #27 moved the work of `init`, `ingest`, `load`, `status`, `check`, `gate`,
 `packet`, `queries`, `journal`, `override`, `reproduce`, `fetch` and `orbit calibrate`
 commands into services. Their output (stdout, stderr, exit code; text and --json, and
 the documented error cases) was captured before the move into tests/golden/ and must
-stay the same. Each case runs, in order, on one fresh copy of the bundled sample project
+stay the same. The `runs`, `score`, `trec_eval`, `rop` and `orbit analyze` cases were
+captured right after their move (checked then against captures of the tree before it). Each case runs, in order, on one fresh copy of the bundled sample project
 (sample_packets/), so later cases see what earlier ones wrote, as a user's session does.
 
 Only volatile parts are masked: the temporary folder, the repository path, timestamps, a
@@ -38,7 +39,7 @@ PW = "sample-password-1"
 @dataclass(frozen=True)
 class Case:
     name: str
-    argv: tuple[str, ...]  # "{P}" the project, "{T}" the scratch folder, "{S}" sample_packets
+    argv: tuple[str, ...]  # "{P}" the project, "{T}" scratch, "{S}" sample_packets, "{R}" repo
 
 
 def c(name: str, *argv: str) -> Case:
@@ -158,6 +159,42 @@ CASES: list[Case] = [
     c("reproduce_verify_json", "reproduce", "{T}/rel/MANIFEST.json", "--verify", "--json"),
     c("reproduce_flipped", "reproduce", "{T}/rel/MANIFEST.json", "--verify", "@flip"),
     c("reproduce_missing_input", "reproduce", "{T}/rel2/MANIFEST.json", "--record"),
+    # runs and scoring (README, docs/runs.md, docs/scoring.md, docs/rop.md, docs/orbit.md):
+    # captured right after #27 moved them into services, a move whose outputs were
+    # compared before and after on the same commands
+    c("runs_bm25", "runs", "bm25", "{P}", "--level", "document", "--form", "raw", "--out",
+      "{T}/bm25.trec"),
+    c("runs_bm25_page_json", "runs", "bm25", "{P}", "--level", "page", "--form", "clean_v2",
+      "--out", "{T}/bm25_page.trec", "--json"),
+    c("runs_floor", "runs", "floor", "{P}", "--kind", "frequency", "--out",
+      "{T}/frequency.trec"),
+    c("runs_floor_random_json", "runs", "floor", "{P}", "--kind", "random", "--seed", "7",
+      "--out", "{T}/random.trec", "--json"),
+    c("runs_fuse", "runs", "fuse", "--method", "rrf", "--k", "60", "--depth", "100", "--run",
+      "{S}/runs/bm25_doc.trec", "--run", "{S}/runs/bm25_and.trec", "--out", "{T}/rrf.trec"),
+    c("runs_fuse_one_run", "runs", "fuse", "--run", "{S}/runs/rrf.trec", "--out",
+      "{T}/one.trec"),
+    c("score_nclue", "score", "nclue", "--queries", "{S}/queries.jsonl", "--qrels",
+      "{S}/qrels.txt", "--run", "{S}/runs/rrf.trec", "--run", "{S}/runs/bm25_doc.trec"),
+    c("score_nclue_json", "score", "nclue", "--queries", "{S}/queries.jsonl", "--qrels",
+      "{S}/qrels.txt", "--run", "{S}/runs/rrf.trec", "--run", "{S}/runs/bm25_doc.trec",
+      "--json"),
+    c("score_trec", "score", "trec", "--qrels", "{S}/qrels.txt", "--run",
+      "rrf={S}/runs/rrf.trec", "--measure", "ndcg_cut_10,P_10,map,recall_100"),
+    c("score_trec_json", "score", "trec", "--qrels", "{S}/qrels.txt", "--run",
+      "rrf={S}/runs/rrf.trec", "--run", "{S}/runs/bm25_doc.trec", "--measure",
+      "ndcg_cut_10,map", "--judged-only", "--json"),
+    c("score_trec_bad_measure", "score", "trec", "--qrels", "{S}/qrels.txt", "--run",
+      "{S}/runs/rrf.trec", "--measure", "P.5,x"),
+    c("trec_eval_all_trec", "trec_eval", "-m", "all_trec", "{S}/qrels.txt",
+      "{S}/runs/rrf.trec"),
+    c("trec_eval_q", "trec_eval", "-q", "-m", "P.5,10", "-m", "ndcg_cut.10", "-c",
+      "{S}/qrels.txt", "{S}/runs/bm25_doc.trec"),
+    c("trec_eval_missing_qrels", "trec_eval", "{T}/none.txt", "{S}/runs/rrf.trec"),
+    c("rop_evaluate_json", "rop", "evaluate",
+      "{R}/examples/rop/hard-fixture/declaration.json", "--json"),
+    c("orbit_analyze", "orbit", "analyze", "{R}/examples/orbit/orbit_example.csv", "--base",
+      "BM25", "--variant", "BGE", "--format", "text"),
 ]
 # fmt: on
 
@@ -199,7 +236,7 @@ def _mask(text: str, tmp: Path) -> str:
 
 def _run(case: Case, tmp: Path) -> str:
     proj = tmp / "proj"
-    argv = [a.format(P=proj, T=tmp, S=tmp / "S") for a in case.argv if a != "@flip"]
+    argv = [a.format(P=proj, T=tmp, S=tmp / "S", R=REPO) for a in case.argv if a != "@flip"]
     if "@flip" in case.argv:  # one byte of the release's output changed
         out = tmp / "rel" / "out" / "clean_v2.jsonl"
         data = bytearray(out.read_bytes())
