@@ -31,24 +31,15 @@ from datetime import datetime, timedelta
 
 from campaign.project import Project, check_metrics_token, verify_secret
 
-# benchmarks/ name these through this module; their owners are campaign.registry and
-# services.annotators.
-from campaign.registry import authenticate
-from services.annotators import add_annotator, login_url, revoke_annotator
-
 __all__ = [
     "SignIn",
-    "add_annotator",
     "admin_fingerprint",
     "admin_sign_in",
-    "authenticate",
     "check_admin_password",
     "check_metrics_token",
     "client_throttles",
     "login_throttle",
-    "login_url",
     "metrics_sign_in",
-    "revoke_annotator",
 ]
 
 

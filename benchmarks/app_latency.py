@@ -1,6 +1,6 @@
 """Annotation app latency, driven through the real server in headless Chromium.
 
-The screen is the judging card (audit_app/static/card.js, a Streamlit v2 component).
+The screen is the judging card (services/card/card.js, a Streamlit v2 component).
 Measures, on items with 9 pages of ~3,000 characters per condition:
 (a) Next pressed -> the next item drawn and settled (the card shows it, 9 page boxes,
     no action waiting for the server);
@@ -43,9 +43,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from audit_app.access import add_annotator  # noqa: E402
 from audit_app.session import AnnotatorSession, ItemState, record  # noqa: E402
 from campaign import journal, journal_pg  # noqa: E402
+from services.annotators import add_annotator  # noqa: E402
 from tests.app_fixture import build  # noqa: E402
 from tests.browser_fixture import ARGS, CHROMIUM  # noqa: E402
 from tests.card_driver import at_item, condition  # noqa: E402

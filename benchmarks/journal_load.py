@@ -94,7 +94,7 @@ class Person:
         self.failed_sends = 0
 
     def allowed(self) -> bool:
-        from audit_app.access import authenticate
+        from campaign.registry import authenticate
 
         return authenticate(self.project, self.token) is not None
 
@@ -162,7 +162,7 @@ def worker(args: argparse.Namespace) -> None:
 
 
 def campaign_run(args: argparse.Namespace, url: str, work: Path, server: Any) -> dict[str, Any]:
-    from audit_app.access import add_annotator
+    from services.annotators import add_annotator
 
     fx = build(work / "proj", items=30, conditions=3, pages=3, chars=1500)
     journal_pg.set_backend(fx.project.root, journal_pg.new_config(url))
