@@ -31,12 +31,12 @@ def test_add_stores_only_token_hash_and_authenticates(fx) -> None:
     assert token not in raw
     assert hashlib.sha256(token.encode()).hexdigest() in raw
     assert len(token) >= 32
-    who = access.authenticate(fx.project, token)
+    who = registry.authenticate(fx.project, token)
     assert who is not None and who.name == "alice" and who.packets == ("initial",)
-    assert access.authenticate(fx.project, token + "x") is None
-    assert access.authenticate(fx.project, "") is None
+    assert registry.authenticate(fx.project, token + "x") is None
+    assert registry.authenticate(fx.project, "") is None
     annotators.revoke_annotator(fx.project, "alice")
-    assert access.authenticate(fx.project, token) is None
+    assert registry.authenticate(fx.project, token) is None
     assert [p.revoked for p in registry.list_annotators(fx.project)] == [True]
 
 
