@@ -19,13 +19,13 @@ from audit_chain.finalize_io import Stages, compute
 from audit_chain.grade_scale import classic_scale
 from audit_chain.rater_choice import describe_raters
 from campaign.project import Project, private_dir, write_bytes_atomic
-from formats.qrels_export import describe_ids, revised_texts
-from packet_builder.reproduce import (
+from formats.manifest import (
     ArgvItem,
     project_files,
     require_inside,
     write_command_manifest,
 )
+from formats.qrels_export import describe_ids, revised_texts
 from services.projects import ProjectRef, project_at
 from vocabulary.errors import InputError
 from vocabulary.tables import table

@@ -49,7 +49,7 @@ def check_score_manifest(
     manifest_out: Path, inputs: Sequence[Path], per_query: Path | None
 ) -> None:
     """Refuse paths the manifest could not name before anything is scored or written."""
-    from packet_builder.reproduce import require_inside
+    from formats.manifest import require_inside
 
     outs = [per_query] if per_query is not None else []
     require_inside(manifest_out, [*inputs, *outs])
@@ -60,7 +60,7 @@ def write_score_manifest(
     per_query: Path | None,
 ) -> None:  # fmt: skip
     """Save `printed` (what the command printed, newline included) and the manifest."""
-    from packet_builder.reproduce import write_command_manifest
+    from formats.manifest import write_command_manifest
 
     out = stdout_path(manifest_out)
     try:

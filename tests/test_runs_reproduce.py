@@ -116,7 +116,7 @@ def test_bad_manifests_are_refused(tmp_path: Path) -> None:
 
 
 def test_manifest_for_a_command_just_run_verifies(tmp_path: Path) -> None:
-    from packet_builder.reproduce import manifest_for, write_manifest
+    from formats.manifest import manifest_for, write_manifest
 
     for rel in ("runs/bm25_doc.trec", "runs/bm25_page.trec"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

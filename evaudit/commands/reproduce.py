@@ -1,6 +1,6 @@
 """`evaudit reproduce MANIFEST --verify`: rerun a release's commands and check every hash.
 
-The manifest format and the rules are in packet_builder.reproduce and
+The manifest format and the rules are in formats.manifest and
 docs/runs.md, the run in services.reproduce; this file only parses options and prints.
 """
 
