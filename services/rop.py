@@ -208,10 +208,10 @@ class TargetsReport:
                 f"{p.hit_to_miss})"
             )
             boot = p.bootstrap
-            if boot is not None and boot.ci_low is not None and boot.ci_high is not None:
+            if boot is not None and boot.low is not None and boot.high is not None:
                 line += (
-                    f", 95% cluster bootstrap [{100 * boot.ci_low:.1f}, "
-                    f"{100 * boot.ci_high:.1f}] over {boot.clusters} clusters"
+                    f", 95% cluster bootstrap [{100 * boot.low:.1f}, "
+                    f"{100 * boot.high:.1f}] over {boot.clusters} clusters"
                 )
             out.append(line)
         return out

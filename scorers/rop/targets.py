@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from scorers.rop.fields import some_rows, text_field
+from scorers.rop.resampling import Interval
 from scorers.rop.resolver import Resolver
 from vocabulary.errors import InputError
 
@@ -148,28 +149,6 @@ def joint_counts(p: np.ndarray, h: np.ndarray) -> JointCounts:
     )
 
 
-@dataclass(frozen=True)
-class ClusterInterval:
-    """The cluster bootstrap's percentile interval of a change (None ends: < 2 clusters)."""
-
-    resamples: int
-    clusters: int
-    confidence: float
-    seed: int
-    ci_low: float | None = None
-    ci_high: float | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "resamples": self.resamples,
-            "clusters": self.clusters,
-            "confidence": self.confidence,
-            "seed": self.seed,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-        }
-
-
 def cluster_bootstrap_change(
     base: np.ndarray,
     new: np.ndarray,
@@ -178,7 +157,7 @@ def cluster_bootstrap_change(
     resamples: int,
     seed: int,
     confidence: float = 0.95,
-) -> ClusterInterval:
+) -> Interval:
     """Percentile interval for mean(new) - mean(base), resampling whole clusters.
 
     Per cluster the summed change and the record count are resampled together
@@ -192,7 +171,7 @@ def cluster_bootstrap_change(
     diff_sum = np.bincount(inverse, weights=new.astype(float) - base.astype(float), minlength=m)
     size = np.bincount(inverse, minlength=m).astype(float)
     if m < 2 or resamples < 1:
-        return ClusterInterval(resamples, m, confidence, seed)
+        return Interval(resamples, m, confidence, seed, None, None)
 
     def ratio(d: np.ndarray, s: np.ndarray, axis: int = -1) -> np.ndarray:
         return np.asarray(d.sum(axis=axis) / s.sum(axis=axis))
@@ -207,7 +186,7 @@ def cluster_bootstrap_change(
         method="percentile",
         random_state=np.random.default_rng(seed),
     )
-    return ClusterInterval(
+    return Interval(
         resamples,
         m,
         confidence,
@@ -248,7 +227,7 @@ class PairChange:
     change: float | None
     miss_to_hit: int
     hit_to_miss: int
-    bootstrap: ClusterInterval | None  # with --resamples only
+    bootstrap: Interval | None  # with --resamples only
 
     @property
     def change_points(self) -> float | None:
