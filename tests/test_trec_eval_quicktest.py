@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,7 @@ def split_line(line: str) -> tuple[list[str], str] | None:
 def offered(args: list[str]) -> bool:
     if "-Z" in args:
         return False
-    return not any(a == "-R" and b in NOT_OFFERED for a, b in zip(args, args[1:]))
+    return not any(a == "-R" and b in NOT_OFFERED for a, b in pairwise(args))
 
 
 def _words(text: str) -> list[list[str]]:

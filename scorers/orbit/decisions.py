@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -78,6 +78,21 @@ def replicated_first_order(signs: Sequence[NDArray[np.int64]]) -> list[bool]:
     return out
 
 
+def _required(key: str) -> Any:
+    """A rule's threshold field, printed under "required" as ``key``."""
+    return field(metadata={"required": key})
+
+
+def _rule_json(rule: Any) -> dict[str, Any]:
+    """A rule's findings in field order, then its thresholds under "required"."""
+    out: dict[str, Any] = {}
+    required: dict[str, Any] = {}
+    for f in fields(rule):
+        key = f.metadata.get("required")
+        (required if key else out)[key or f.name] = getattr(rule, f.name)
+    return {**out, "required": required}
+
+
 @dataclass(frozen=True)
 class H1Rule:
     """H1: material interface variation in enough environments, datasets and reader families."""
@@ -86,22 +101,12 @@ class H1Rule:
     material_environments: list[str]
     datasets: list[str]
     reader_families: list[str]
-    required_environments: int
-    required_datasets: int  # capped at the number of confirmatory datasets
-    required_families: int
+    required_environments: int = _required("environments")
+    required_datasets: int = _required("datasets")  # capped at the confirmatory datasets
+    required_families: int = _required("reader_families")
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "holds": self.holds,
-            "material_environments": self.material_environments,
-            "datasets": self.datasets,
-            "reader_families": self.reader_families,
-            "required": {
-                "environments": self.required_environments,
-                "datasets": self.required_datasets,
-                "reader_families": self.required_families,
-            },
-        }
+        return _rule_json(self)
 
 
 @dataclass(frozen=True)
@@ -111,15 +116,10 @@ class H2aRule:
     holds: bool
     evaluated: bool  # only when H1 holds
     higher_order_material: list[str]
-    required_environments: int
+    required_environments: int = _required("environments")
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "holds": self.holds,
-            "evaluated": self.evaluated,
-            "higher_order_material": self.higher_order_material,
-            "required": {"environments": self.required_environments},
-        }
+        return _rule_json(self)
 
 
 @dataclass(frozen=True)
@@ -131,22 +131,12 @@ class H2bRule:
     higher_order_negligible: list[str]
     first_order_signs_replicated: list[str]
     heldout_error_below: list[str]
-    required_negligible: int
-    required_signs: int
-    required_error_below: int
+    required_negligible: int = _required("higher_order_negligible")
+    required_signs: int = _required("first_order_signs_replicated")
+    required_error_below: int = _required("heldout_error_below")
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "holds": self.holds,
-            "higher_order_negligible": self.higher_order_negligible,
-            "first_order_signs_replicated": self.first_order_signs_replicated,
-            "heldout_error_below": self.heldout_error_below,
-            "required": {
-                "higher_order_negligible": self.required_negligible,
-                "first_order_signs_replicated": self.required_signs,
-                "heldout_error_below": self.required_error_below,
-            },
-        }
+        return _rule_json(self)
 
 
 @dataclass(frozen=True)
