@@ -101,8 +101,11 @@ class TrecScores:
         cols = {k: v.tolist() for k, v in self.values.items() if k not in _PER_QUERY_HIDDEN}
         return {q: {k: col[i] for k, col in cols.items()} for i, q in enumerate(self.qids)}
 
-    def to_json(self) -> dict[str, Any]:
-        return {"queries": len(self.qids), "mean": self.mean, "per_query": self.per_query}
+    def to_json(self, per_query: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"queries": len(self.qids), "mean": self.mean}
+        if per_query:  # built only when printed: it is a Python dict per query and measure
+            out["per_query"] = self.per_query
+        return out
 
 
 _PER_QUERY_HIDDEN = frozenset({"num_q", "gm_map", "gm_bpref"})
@@ -168,10 +171,7 @@ class TrecReport:
     def to_json(self, per_query: bool = True) -> dict[str, Any]:
         runs = {}
         for tag, s in self.runs.items():
-            j = s.to_json()
-            if not per_query:
-                j.pop("per_query")
-            runs[tag] = j
+            runs[tag] = s.to_json(per_query)
         out = {"qrels": self.qrels, "ties": self.ties, "score_precision": self.score_precision,
                "measures": self.measures, "runs": runs}  # fmt: skip
         if self.flags:  # only when given, so the default output stays as it was
