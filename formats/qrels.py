@@ -32,7 +32,6 @@ from formats.trec_lines import (
     QREL_WHAT,
     _arrow_trec,
     _has_duplicate_pairs,
-    _lines,
     arrow_qrels,
     first_data_line,
     is_skipped,
@@ -296,7 +295,7 @@ def read_trec_qrels(path: Path, *, graded: bool = False) -> pd.DataFrame:
     fast = _arrow_trec_qrels(path)
     if fast is not None:
         return fast
-    rows = list(_trec_rows(_lines(path), path, _TREC_CHECKED))
+    rows = list(_trec_rows(text_lines(path), path, _TREC_CHECKED))
     if not rows:
         raise InputError("qrels file is empty", file=path)
     return _frame(_nclue_checked(rows, path), line=False)

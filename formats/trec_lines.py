@@ -21,6 +21,7 @@ import pyarrow.csv as pacsv
 
 from scorers.arrow_np import any_starts_with, join, min_length, string_scalar, to_np, unique
 from vocabulary.errors import InputError
+from vocabulary.jsonlines import text_lines
 
 QREL_WHAT = "a TREC qrel (qid 0 docid grade)"
 RUN_WHAT = "a TREC run line (qid Q0 docid rank score tag)"
@@ -30,16 +31,6 @@ def is_skipped(line: str) -> bool:
     """A blank line or a `#` comment line (trec_eval skips both)."""
     stripped = line.lstrip()
     return not stripped or stripped.startswith("#")
-
-
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    if not path.is_file():
-        raise InputError("file not found", file=path, hint="check the path")
-    try:
-        with path.open(encoding="utf-8") as fh:
-            yield from enumerate(fh, start=1)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", file=path, hint="save as UTF-8") from exc
 
 
 def trec_fields(
@@ -55,7 +46,7 @@ def trec_fields(
     `extra_ok` accepts text after the last field (trec_eval's run lines); `checks`
     are (field index, int or float, label) conversions a line must pass.
     """
-    for lineno, line in _lines(path):
+    for lineno, line in text_lines(path):
         if is_skipped(line):
             continue
         parts = line.split()
@@ -78,7 +69,7 @@ def trec_fields(
 def data_line_of(path: Path, row_index: int) -> int:
     """1-based file line of the row_index-th (0-based) line that is not blank or a comment."""
     seen = -1
-    for lineno, line in _lines(path):
+    for lineno, line in text_lines(path):
         if not is_skipped(line):
             seen += 1
             if seen == row_index:
@@ -88,7 +79,7 @@ def data_line_of(path: Path, row_index: int) -> int:
 
 def first_data_line(path: Path) -> str:
     """The first line that is not blank or a comment, stripped ('' when there is none)."""
-    for _, line in _lines(path):
+    for _, line in text_lines(path):
         if not is_skipped(line):
             return line.strip()
     return ""
