@@ -210,7 +210,7 @@ class TargetsReport:
             boot = p.bootstrap
             if boot is not None and boot.low is not None and boot.high is not None:
                 line += (
-                    f", 95% cluster bootstrap [{100 * boot.low:.1f}, "
+                    f", {100 * boot.confidence:g}% cluster bootstrap [{100 * boot.low:.1f}, "
                     f"{100 * boot.high:.1f}] over {boot.clusters} clusters"
                 )
             out.append(line)
