@@ -233,3 +233,20 @@ def test_bad_input_is_one_line_error(tmp_path: Path) -> None:
     assert "unknown stack 't'" in result.stderr
     result = run_cli("rop", "targets", "--records", rec, "--bootstrap", "10", expect=2)
     assert "--pair" in result.stderr
+
+
+@pytest.mark.parametrize(("confidence", "label"), [(0.95, "95%"), (0.9, "90%")])
+def test_pair_line_names_the_interval_level_it_was_drawn_at(confidence: float, label: str) -> None:
+    from types import SimpleNamespace
+
+    from scorers.rop.resampling import Interval
+    from scorers.rop.targets import PairChange
+    from services.rop import TargetsReport
+
+    boot = Interval(500, 12, confidence, 3, -0.0125, 0.25)
+    pair = PairChange("a", "b", 10, 40, 0.5, 0.6, 0.1, 5, 1, boot)
+    lines = TargetsReport(SimpleNamespace(pairs=[pair])).pair_lines()  # type: ignore[arg-type]
+    assert lines == [
+        f"a -> b @ 10: change +10.0 points (miss->hit 5, hit->miss 1), {label} cluster"
+        " bootstrap [-1.2, 25.0] over 12 clusters"
+    ]
